@@ -1,0 +1,44 @@
+# dpcd: differentially private causal discovery — one command to reproduce, one to test.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PROFILE ?= quick
+JOBS   ?= 1
+OUT    ?= figures
+
+.PHONY: reproduce test bench lab clean venv venv-test
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+venv: $(VENV)/.installed
+venv-test: $(VENV)/.installed-test
+
+## Regenerate every table and figure (PROFILE=smoke|quick|full, JOBS=N).
+reproduce: venv
+	$(PY) -m dpcd reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT)
+	$(PY) -m dpcd report --out $(OUT)
+
+## Run the test suite, including every notebook in the smoke profile.
+test: venv-test
+	$(PY) -m pytest -n 2 --dist loadgroup
+
+## Benchmarks against causal-learn (not part of `make test`).
+bench: venv-test
+	$(PY) -m pytest tests/benchmarks -p no:xdist -s -m benchmark -o norecursedirs=
+
+## JupyterLab on the notebooks.
+lab: venv
+	$(PY) -m pip install --quiet -e ".[lab]"
+	$(PY) -m jupyter lab notebooks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build src/*.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
