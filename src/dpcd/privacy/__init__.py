@@ -1,0 +1,50 @@
+"""Privacy mechanisms, their calibration, and the per-run privacy ledger.
+
+Every mechanism states its guarantee for a caller-supplied sensitivity, which
+fixes the neighbouring relation; :class:`PrivacyLedger` records each charge under
+an explicit relation and public assumptions and reports the total by basic,
+advanced and tight (PLD) composition.
+"""
+
+from .ledger import KINDS, METHODS, NEIGHBOURING_RELATIONS, Charge, PrivacyLedger, PrivacyTotal
+from .mechanisms import (
+    SparseVector,
+    SparseVectorExhausted,
+    advanced_composition,
+    advanced_composition_k,
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    epsilon_for_subsampled,
+    exponential_mechanism,
+    exponential_mechanism_probabilities,
+    gaussian_mechanism,
+    gaussian_sigma,
+    laplace_mechanism,
+    laplace_scale,
+    report_noisy_max,
+    subsampled_epsilon,
+)
+
+__all__ = [
+    "Charge",
+    "KINDS",
+    "METHODS",
+    "NEIGHBOURING_RELATIONS",
+    "PrivacyLedger",
+    "PrivacyTotal",
+    "SparseVector",
+    "SparseVectorExhausted",
+    "advanced_composition",
+    "advanced_composition_k",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_sigma",
+    "epsilon_for_subsampled",
+    "exponential_mechanism",
+    "exponential_mechanism_probabilities",
+    "gaussian_mechanism",
+    "gaussian_sigma",
+    "laplace_mechanism",
+    "laplace_scale",
+    "report_noisy_max",
+    "subsampled_epsilon",
+]

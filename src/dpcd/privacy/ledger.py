@@ -1,0 +1,424 @@
+"""A per-run record of every privacy charge, with totals by three composition methods.
+
+``PrivacyLedger`` is the one mutable object of ``dpcd.privacy``: a private
+algorithm creates one per run, charges each mechanism it applies, and returns
+it with its result. Every entry is an immutable :class:`Charge`.
+
+Semantics (in the spirit of OpenDP's "measurement = input metric + privacy
+map"): the ledger states its *neighbouring relation* (``"add/remove"`` or
+``"replace"`` one record) and what is assumed *public* (e.g. ``"n"``,
+``"domains"``); every charge's ε, δ and sensitivity are meant with respect to
+that relation. Totals hold for the adaptive composition of all charges.
+
+Totals
+------
+``basic``     Σε_i, Σδ_i [DR14, Thm 3.16].
+``advanced``  heterogeneous advanced composition at δ' [DRV10; DR14, Thm 3.20;
+              KOV15], capped by basic: the smaller ε is returned, with its δ.
+``tight``     numerical composition of privacy loss distributions (PLDs) with
+              ``dp_accounting`` [MM18; DGKKM22], reported at ``target_delta`` and capped
+              by basic.
+
+References
+----------
+.. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. 2014.
+.. [DRV10] C. Dwork, G. N. Rothblum, S. Vadhan. Boosting and Differential Privacy. FOCS 2010.
+.. [KOV15] P. Kairouz, S. Oh, P. Viswanath. The Composition Theorem for Differential Privacy. ICML 2015.
+.. [MM18] S. Meiser, E. Mohammadi. Tight on Budget? Tight Bounds for r-Fold
+   Approximate Differential Privacy. CCS 2018.
+.. [DGKKM22] V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi.
+   Connect the Dots: Tighter Discrete Approximations of Privacy Loss Distributions. PETS 2022.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Literal, Optional
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_delta, check_epsilon, check_int, check_positive
+from .mechanisms import advanced_composition, analytic_gaussian_delta, analytic_gaussian_sigma
+
+__all__ = ["Charge", "PrivacyTotal", "PrivacyLedger", "KINDS", "NEIGHBOURING_RELATIONS", "METHODS"]
+
+Kind = Literal["laplace", "gaussian", "exponential", "pure", "approx"]
+Neighbouring = Literal["add/remove", "replace"]
+Method = Literal["basic", "advanced", "tight"]
+
+KINDS: tuple[str, ...] = ("laplace", "gaussian", "exponential", "pure", "approx")
+NEIGHBOURING_RELATIONS: tuple[str, ...] = ("add/remove", "replace")
+METHODS: tuple[str, ...] = ("basic", "advanced", "tight")
+
+_PURE_KINDS = ("laplace", "exponential", "pure")
+_REL_TOL = 1e-6  # tolerance when checking that a recorded (ε, δ) matches its noise
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One charged mechanism, applied ``count`` times with the same parameters.
+
+    Attributes
+    ----------
+    mechanism : name of the step (e.g. ``"ci_test"``, ``"sieve"``).
+    epsilon, delta : the privacy of one application, w.r.t. the ledger's relation.
+    count : number of applications (each charged ε, δ).
+    kind : ``"laplace"`` (ε-DP Laplace noise), ``"gaussian"`` ((ε, δ)-DP Gaussian
+        noise), ``"exponential"`` (ε-DP exponential mechanism), ``"pure"`` (any
+        other ε-DP step, e.g. a sparse vector or a sub-sampled step) or
+        ``"approx"`` (any other (ε, δ)-DP step).
+    sensitivity, scale : the query's sensitivity (L1 for Laplace, L2 for
+        Gaussian) and the noise scale (Laplace b or Gaussian σ), when recorded.
+    noise_multiplier : scale/sensitivity used by the tight accountant (Laplace
+        and Gaussian only): recorded values if given, otherwise 1/ε for Laplace and
+        the analytic-Gaussian σ/Δ for (ε, δ) (Balle & Wang 2018) — the least noise
+        consistent with the charge, hence a conservative assumption.
+    note : free text (e.g. which paper's calibration).
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    count: int
+    kind: str
+    sensitivity: Optional[float]
+    scale: Optional[float]
+    noise_multiplier: Optional[float]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PrivacyTotal:
+    """Total privacy of a ledger by one composition method.
+
+    ``method`` is the method asked for; ``bound`` is the bound whose value was
+    returned (e.g. ``method="advanced", bound="basic"`` when basic composition
+    was smaller). ``target_delta`` is the δ at which the tight accountant was
+    evaluated (None for the other methods).
+    """
+
+    epsilon: float
+    delta: float
+    method: str
+    bound: str
+    target_delta: Optional[float] = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _name(value, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{name} must be a non-empty string, got {value!r}")
+    return value
+
+
+class PrivacyLedger:
+    """Mutable per-run recorder of privacy charges.
+
+    Parameters
+    ----------
+    neighbouring : ``"add/remove"`` (default) or ``"replace"`` one record: the
+        relation under which every charge's sensitivity and (ε, δ) are stated.
+    public : what the guarantees assume public, e.g. ``("n", "domains")``.
+
+    Examples
+    --------
+    >>> ledger = PrivacyLedger(public=("n",))
+    >>> _ = ledger.charge("ci_test", epsilon=0.1, count=20, kind="laplace")
+    >>> round(ledger.total("basic").epsilon, 6)
+    2.0
+    """
+
+    def __init__(self, neighbouring: Neighbouring = "add/remove", public: tuple[str, ...] = ()) -> None:
+        if neighbouring not in NEIGHBOURING_RELATIONS:
+            raise ValueError(f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, got {neighbouring!r}")
+        if isinstance(public, str):
+            raise TypeError("public must be a tuple of strings, e.g. ('n',), not a single string")
+        public = tuple(public)
+        for item in public:
+            _name(item, "each entry of public")
+        self._neighbouring = neighbouring
+        self._public = tuple(dict.fromkeys(public))
+        self._entries: list[Charge] = []
+
+    # ------------------------------------------------------------------ recording
+
+    def charge(
+        self,
+        mechanism: str,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        count: int = 1,
+        kind: Kind = "laplace",
+        sensitivity: Optional[float] = None,
+        scale: Optional[float] = None,
+        note: str = "",
+    ) -> Charge:
+        """Record ``count`` applications of one (ε, δ)-DP mechanism and return the entry.
+
+        Checks: ε > 0; δ = 0 for the ε-DP kinds ("laplace", "exponential",
+        "pure"), δ ∈ (0, 1) for "gaussian", δ ∈ [0, 1) for "approx"; ``sensitivity``
+        and ``scale`` are given together or not at all. For "laplace" with both
+        given, ε must equal sensitivity/scale [DR14, Thm 3.6] (record an
+        amplified or otherwise derived ε as kind="pure"); for "gaussian" with both
+        given, the Gaussian with σ/Δ = scale/sensitivity must really be (ε, δ)-DP
+        by Balle & Wang's exact condition (BW18, Thm 8).
+        """
+        mechanism = _name(mechanism, "mechanism")
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        epsilon = check_epsilon(epsilon)
+        count = check_int(count, "count", minimum=1)
+        if not isinstance(note, str):
+            raise TypeError(f"note must be a string, got {type(note).__name__}")
+        if kind in _PURE_KINDS:
+            delta = check_delta(delta, allow_zero=True)
+            if delta != 0.0:
+                raise ValueError(
+                    f"delta must be 0 for kind={kind!r} (an epsilon-DP mechanism), got {delta}; "
+                    "use kind='approx' or 'gaussian' for (epsilon, delta)-DP steps"
+                )
+        elif kind == "gaussian":
+            delta = check_delta(delta)
+        else:
+            delta = check_delta(delta, allow_zero=True)
+        if (sensitivity is None) != (scale is None):
+            raise ValueError("sensitivity and scale must be given together (or both left as None)")
+        if sensitivity is not None:
+            sensitivity = check_positive(sensitivity, "sensitivity")
+            scale = check_positive(scale, "scale")
+        multiplier: Optional[float] = None
+        if kind == "laplace":
+            if sensitivity is None:
+                multiplier = 1.0 / epsilon
+            else:
+                multiplier = scale / sensitivity
+                if not math.isclose(epsilon, sensitivity / scale, rel_tol=_REL_TOL):
+                    raise ValueError(
+                        f"epsilon={epsilon} does not match sensitivity/scale={sensitivity / scale} of the "
+                        "Laplace mechanism; record derived charges (e.g. after sub-sampling) as kind='pure'"
+                    )
+        elif kind == "gaussian":
+            if sensitivity is None:
+                multiplier = analytic_gaussian_sigma(1.0, epsilon, delta)
+            else:
+                multiplier = scale / sensitivity
+                actual = analytic_gaussian_delta(multiplier, sensitivity=1.0, epsilon=epsilon)
+                if actual > delta * (1.0 + _REL_TOL):
+                    raise ValueError(
+                        f"a Gaussian with sigma/sensitivity={multiplier:.6g} is not ({epsilon}, {delta})-DP "
+                        f"(its delta at this epsilon is {actual:.3g}); record the true (epsilon, delta)"
+                    )
+        entry = Charge(
+            mechanism=mechanism,
+            epsilon=epsilon,
+            delta=delta,
+            count=count,
+            kind=kind,
+            sensitivity=sensitivity,
+            scale=scale,
+            noise_multiplier=multiplier,
+            note=note,
+        )
+        self._entries.append(entry)
+        return entry
+
+    def extend(self, other: "PrivacyLedger") -> None:
+        """Append every charge of ``other`` (a sub-ledger of the same run).
+
+        Both ledgers must use the same neighbouring relation; the public
+        assumptions of ``other`` are added to this ledger's (the merged run
+        relies on both).
+        """
+        if not isinstance(other, PrivacyLedger):
+            raise TypeError(f"other must be a PrivacyLedger, got {type(other).__name__}")
+        if other.neighbouring != self._neighbouring:
+            raise ValueError(
+                f"cannot merge a {other.neighbouring!r} ledger into a {self._neighbouring!r} ledger: "
+                "the charges are stated under different neighbouring relations"
+            )
+        if other is self:
+            self._entries.extend(list(self._entries))
+            return
+        self._public = tuple(dict.fromkeys(self._public + other.public))
+        self._entries.extend(other.entries)
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def neighbouring(self) -> str:
+        return self._neighbouring
+
+    @property
+    def public(self) -> tuple[str, ...]:
+        return self._public
+
+    @property
+    def entries(self) -> tuple[Charge, ...]:
+        return tuple(self._entries)
+
+    @property
+    def n_charges(self) -> int:
+        """Number of charged applications (sum of counts)."""
+        return sum(entry.count for entry in self._entries)
+
+    def epsilons(self) -> np.ndarray:
+        """ε of every application, expanded per count (in charging order)."""
+        if not self._entries:
+            return np.zeros(0)
+        return np.repeat([e.epsilon for e in self._entries], [e.count for e in self._entries]).astype(float)
+
+    def deltas(self) -> np.ndarray:
+        """δ of every application, expanded per count (in charging order)."""
+        if not self._entries:
+            return np.zeros(0)
+        return np.repeat([e.delta for e in self._entries], [e.count for e in self._entries]).astype(float)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivacyLedger(neighbouring={self._neighbouring!r}, public={self._public!r}, "
+            f"entries={len(self._entries)}, n_charges={self.n_charges})"
+        )
+
+    # ------------------------------------------------------------------ totals
+
+    def total(
+        self,
+        method: Method = "basic",
+        *,
+        delta_prime: float = 1e-6,
+        target_delta: Optional[float] = None,
+        value_discretization_interval: float = 1e-4,
+    ) -> PrivacyTotal:
+        """Total (ε, δ) of all charges by ``method`` (see the module docstring).
+
+        Parameters
+        ----------
+        method : ``"basic"``, ``"advanced"`` or ``"tight"``.
+        delta_prime : the slack δ' of advanced composition (δ_total = Σδ_i + δ'),
+            and the default slack of the tight accountant.
+        target_delta : δ at which the tight accountant reports ε. Default
+            Σδ_i + ``delta_prime``, i.e. the same δ as advanced composition, so
+            the two are directly comparable.
+        value_discretization_interval : PLD grid width; the accountant rounds
+            pessimistically, so coarser grids give valid but looser ε.
+
+        Tight accounting (``dp_accounting`` PLDs, pessimistic estimates, i.e. an
+        upper bound on ε): Laplace charges use the Laplace PLD with parameter
+        ``noise_multiplier``; Gaussian charges use the Gaussian PLD with
+        σ = ``noise_multiplier`` (δ_i is not needed: the PLD is exact); every other
+        charge (exponential, pure, approx) uses the worst-case PLD of a generic
+        (ε_i, δ_i)-DP mechanism — randomized response with infinite loss of mass
+        δ_i — which makes the composition of those charges the optimal
+        composition of Kairouz et al. (2015). Because each charge's sensitivity is
+        stated under the ledger's relation, the dominating pair of a noise
+        mechanism is (noise, noise shifted by one sensitivity) under either
+        relation. The result is capped by basic composition (``bound`` says
+        which was returned).
+
+        Empty ledger: (0, 0) for every method.
+        """
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        delta_prime = check_delta(delta_prime, "delta_prime")
+        if target_delta is not None:
+            target_delta = check_delta(target_delta, "target_delta")
+        value_discretization_interval = check_positive(
+            value_discretization_interval, "value_discretization_interval"
+        )
+        if not self._entries:
+            return PrivacyTotal(0.0, 0.0, method, method, None)
+        eps = self.epsilons()
+        dls = self.deltas()
+        basic = PrivacyTotal(math.fsum(eps), min(math.fsum(dls), 1.0), method, "basic")
+        if method == "basic":
+            return basic
+        if method == "advanced":
+            adv_eps, adv_delta = advanced_composition(eps, dls, delta_prime)
+            if adv_eps < basic.epsilon:
+                return PrivacyTotal(adv_eps, min(adv_delta, 1.0), method, "advanced")
+            return basic
+        if target_delta is None:
+            target_delta = math.fsum(dls) + delta_prime
+            if target_delta >= 1.0:
+                return PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta)
+        tight_eps = self._tight_epsilon(target_delta, value_discretization_interval)
+        if tight_eps < basic.epsilon:
+            return PrivacyTotal(tight_eps, target_delta, method, "tight", target_delta)
+        return PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta)
+
+    def _tight_epsilon(self, target_delta: float, interval: float) -> float:
+        """ε at ``target_delta`` of the PLD composition of all charges (upper bound)."""
+        from dp_accounting.pld import common
+        from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+        # Charges with identical parameters are composed by one self-composition.
+        groups: Counter = Counter()
+        for entry in self._entries:
+            if entry.kind in ("laplace", "gaussian"):
+                key = (entry.kind, entry.noise_multiplier, 0.0)
+            else:
+                key = ("generic", entry.epsilon, entry.delta)
+            groups[key] += entry.count
+        total = None
+        for (kind, a, b), count in sorted(groups.items()):
+            if kind == "laplace":
+                pld = pld_lib.from_laplace_mechanism(
+                    parameter=a, value_discretization_interval=interval
+                ).self_compose(count)
+            elif kind == "gaussian":
+                # k Gaussians with noise multiplier m compose exactly to one with m/√k.
+                pld = pld_lib.from_gaussian_mechanism(
+                    standard_deviation=a / math.sqrt(count), value_discretization_interval=interval
+                )
+            else:
+                pld = pld_lib.from_privacy_parameters(
+                    common.DifferentialPrivacyParameters(epsilon=a, delta=b),
+                    value_discretization_interval=interval,
+                ).self_compose(count)
+            total = pld if total is None else total.compose(pld)
+        return float(total.get_epsilon_for_delta(target_delta))
+
+    # ------------------------------------------------------------------ reports
+
+    def summary(self, *, delta_prime: float = 1e-6, target_delta: Optional[float] = None) -> dict:
+        """JSON-serialisable report: relation, public assumptions, per-mechanism
+        aggregated charges and the totals by every method."""
+        mechanisms: dict[tuple[str, str], dict] = {}
+        for entry in self._entries:
+            key = (entry.mechanism, entry.kind)
+            row = mechanisms.setdefault(
+                key,
+                {"mechanism": entry.mechanism, "kind": entry.kind, "count": 0, "epsilon": 0.0, "delta": 0.0},
+            )
+            row["count"] += entry.count
+            row["epsilon"] += entry.epsilon * entry.count
+            row["delta"] += entry.delta * entry.count
+        totals = {
+            m: self.total(m, delta_prime=delta_prime, target_delta=target_delta).as_dict() for m in METHODS
+        }
+        return {
+            "neighbouring": self._neighbouring,
+            "public": list(self._public),
+            "n_charges": int(self.n_charges),
+            "delta_prime": float(delta_prime),
+            "mechanisms": [
+                {k: (float(v) if isinstance(v, numbers.Real) and not isinstance(v, int) else v) for k, v in r.items()}
+                for r in mechanisms.values()
+            ],
+            "totals": totals,
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per charge (columns = the :class:`Charge` fields)."""
+        columns = list(Charge.__dataclass_fields__)
+        return pd.DataFrame([asdict(entry) for entry in self._entries], columns=columns)
