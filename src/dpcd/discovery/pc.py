@@ -1,0 +1,278 @@
+"""The PC engine: one skeleton loop, one orientation step, pluggable decisions.
+
+Every constraint-based algorithm of the compendium is this engine plus a
+*decider*. The engine owns the loop of the order-independent ("stable") PC
+algorithm of Colombo & Maathuis (2014): at the start of each order ℓ the
+adjacency sets are frozen; every ordered pair (x, y) still adjacent is tested
+against the conditioning sets S ⊆ adj(x) \\ {y} with |S| = ℓ until one of
+them declares independence, which removes the edge and stores S as the
+separating set of {x, y}. Edges are then oriented: unshielded colliders
+x → z ← y where z ∉ sepset(x, y), then Meek's rules R1–R3.
+
+Deciders plug in at three points, so no algorithm copies this loop:
+
+* :meth:`Decider.decide` — per CI test: ``True`` means "independent, remove
+  the edge" (non-private PC, Priv-PC, SVT-PC, PCD, CURATE);
+* :meth:`Decider.decide_node` — per node and order: choose at once which
+  neighbours of a node to remove and with which separating sets (EM-PC);
+* :meth:`Decider.start_order` — before each order; returning ``False`` stops
+  the search (CURATE re-allocates its budget here and stops on budget).
+
+References
+----------
+Spirtes, Glymour & Scheines (2000), *Causation, Prediction, and Search*.
+Colombo & Maathuis (2014), "Order-independent constraint-based causal
+structure learning", JMLR 15.
+Meek (1995), "Causal inference and causal explanation with background knowledge", UAI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+from typing import Callable, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+
+from .._validation import check_int, check_probability
+from ..citests import CITester, CIResult
+from ..graphs import apply_meek_rules
+
+__all__ = [
+    "Decider",
+    "PValueDecider",
+    "OracleDecider",
+    "PCResult",
+    "Skeleton",
+    "pc",
+    "pc_skeleton",
+    "orient",
+    "run_pc",
+    "node_names_of",
+]
+
+
+class Decider:
+    """Base class of edge deciders; subclass and override what you need.
+
+    A decider may keep per-run state (a privacy ledger, a sparse-vector
+    threshold, the remaining budget); create a fresh one for every run.
+    """
+
+    def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
+        """Return True when X ⫫ Y | S is declared, i.e. the edge x−y is removed."""
+        raise NotImplementedError
+
+    def start_order(self, order: int, adjacency: np.ndarray) -> bool:
+        """Called before each order with a read-only adjacency matrix; False stops the search."""
+        return True
+
+    #: set to True in subclasses that implement ``decide_node`` instead of ``decide``
+    per_node: bool = False
+
+    def decide_node(self, x: int, neighbours: np.ndarray, order: int,
+                    adjacency: np.ndarray) -> tuple[Mapping[int, tuple[int, ...]], int]:
+        """Per-node decisions (EM-PC): ``({y: S, ...}, n_tests)``.
+
+        Returns the neighbours y of x to remove with their separating sets, and
+        the number of CI tests computed to decide. ``neighbours`` is x's frozen
+        adjacency set at the start of this order; ``adjacency`` is a copy of
+        the current adjacency matrix.
+        """
+        raise NotImplementedError
+
+
+class PValueDecider(Decider):
+    """Non-private decisions: independent when the test's p-value exceeds α."""
+
+    def __init__(self, tester: Callable[[int, int, tuple[int, ...]], CIResult], alpha: float):
+        self.tester = tester
+        self.alpha = check_probability(alpha, "alpha")
+
+    def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
+        return self.tester(x, y, S).p_value > self.alpha
+
+
+class OracleDecider(Decider):
+    """Perfect decisions from d-separation in a known DAG (for testing and teaching)."""
+
+    def __init__(self, dag: nx.DiGraph, nodes: Sequence[str]):
+        self.dag = dag
+        self.nodes = list(nodes)
+
+    def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
+        names = self.nodes
+        return nx.is_d_separator(self.dag, {names[x]}, {names[y]}, {names[s] for s in S})
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    """Result of the skeleton phase on variable indices.
+
+    ``adjacency`` is a symmetric boolean matrix; ``sepsets`` maps (i, j) with
+    i < j to the separating set found; ``tests_per_order`` counts the CI
+    decisions made at each order (node deciders report theirs).
+    """
+
+    adjacency: np.ndarray
+    sepsets: Mapping[tuple[int, int], tuple[int, ...]]
+    tests_per_order: tuple[int, ...]
+    stopped_early: bool = False
+
+
+@dataclass(frozen=True)
+class PCResult:
+    """A CPDAG with how it was found.
+
+    ``cpdag``: nx.DiGraph over the variable names, an undirected edge stored as
+    both directions. ``skeleton``: set of unordered pairs. ``sepsets``: the
+    separating set of every removed pair (by name). ``n_tests``: CI decisions
+    made. ``ledger``: the privacy ledger of a private run (None otherwise).
+    """
+
+    nodes: tuple[str, ...]
+    cpdag: nx.DiGraph
+    skeleton: frozenset
+    sepsets: Mapping[frozenset, tuple[str, ...]]
+    n_tests: int
+    tests_per_order: tuple[int, ...]
+    ledger: object | None = None
+    stopped_early: bool = False
+    info: dict = field(default_factory=dict)
+
+
+def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None) -> Skeleton:
+    """Order-independent PC skeleton search over ``n_vars`` variables driven by ``decider``."""
+    n_vars = check_int(n_vars, "n_vars", minimum=2)
+    if max_order is not None:
+        max_order = check_int(max_order, "max_order", minimum=0)
+    adjacency = ~np.eye(n_vars, dtype=bool)
+    sepsets: dict[tuple[int, int], tuple[int, ...]] = {}
+    tests_per_order: list[int] = []
+    stopped_early = False
+    order = 0
+    while max_order is None or order <= max_order:
+        frozen = [np.flatnonzero(adjacency[i]) for i in range(n_vars)]
+        if max(len(f) for f in frozen) - 1 < order:
+            break
+        if not decider.start_order(order, adjacency.copy()):
+            stopped_early = True
+            break
+        n_tests = 0
+        for x in range(n_vars):
+            if len(frozen[x]) - 1 < order:
+                continue
+            if decider.per_node:
+                removed, node_tests = decider.decide_node(x, frozen[x], order, adjacency.copy())
+                n_tests += int(node_tests)
+                for y, S in removed.items():
+                    if not adjacency[x, y]:
+                        continue
+                    adjacency[x, y] = adjacency[y, x] = False
+                    sepsets[(min(x, y), max(x, y))] = tuple(int(s) for s in S)
+                continue
+            for y in frozen[x]:
+                if not adjacency[x, y]:
+                    continue  # removed earlier in this order, from y's side
+                others = frozen[x][frozen[x] != y]
+                for S in combinations(others.tolist(), order):
+                    n_tests += 1
+                    if decider.decide(x, int(y), S):
+                        adjacency[x, y] = adjacency[y, x] = False
+                        sepsets[(min(x, int(y)), max(x, int(y)))] = S
+                        break
+        tests_per_order.append(n_tests)
+        order += 1
+    return Skeleton(adjacency, sepsets, tuple(tests_per_order), stopped_early)
+
+
+def orient(nodes: Sequence[str], adjacency: np.ndarray,
+           sepsets: Mapping[tuple[int, int], tuple[int, ...]]) -> nx.DiGraph:
+    """Orient a skeleton into a CPDAG: unshielded colliders, then Meek's rules R1–R3.
+
+    A triple x − z − y with x, y non-adjacent becomes x → z ← y when z is not
+    in sepset(x, y). When two colliders disagree about an edge (finite-sample
+    or noisy decisions can ask for both a → z and z → a), the edge is left
+    undirected, so the result does not depend on the order in which the
+    colliders are visited (a CPDAG cannot hold the a ↔ z mark pcalg uses for
+    such conflicts). With correct CI decisions no conflict arises and the
+    result is the true CPDAG.
+    """
+    n = len(nodes)
+    arrows: set[tuple[int, int]] = set()  # (a, z): a → z required by some collider
+    for z in range(n):
+        nbrs = np.flatnonzero(adjacency[z]).tolist()
+        for x, y in combinations(nbrs, 2):
+            if adjacency[x, y]:
+                continue
+            if z not in sepsets.get((min(x, y), max(x, y)), ()):
+                arrows.update(((x, z), (y, z)))
+    directed = adjacency.copy()  # directed[i, j] and directed[j, i] both True = undirected
+    for a, z in arrows:
+        if (z, a) not in arrows:
+            directed[z, a] = False
+    graph = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    rows, cols = np.nonzero(directed)
+    graph.add_edges_from((nodes[i], nodes[j]) for i, j in zip(rows.tolist(), cols.tolist()))
+    return apply_meek_rules(graph)
+
+
+def run_pc(nodes: Sequence[str], decider: Decider, *, max_order: int | None = None,
+           ledger: object | None = None, info: dict | None = None) -> PCResult:
+    """Run the PC engine with ``decider`` over variables named ``nodes``.
+
+    This is the entry point every algorithm module uses: it builds its
+    decider (and ledger) and calls ``run_pc``.
+    """
+    nodes = tuple(str(v) for v in nodes)
+    skel = pc_skeleton(len(nodes), decider, max_order=max_order)
+    cpdag = orient(nodes, skel.adjacency, skel.sepsets)
+    rows, cols = np.nonzero(np.triu(skel.adjacency))
+    skeleton = frozenset(frozenset((nodes[i], nodes[j])) for i, j in zip(rows.tolist(), cols.tolist()))
+    sepsets = {frozenset((nodes[i], nodes[j])): tuple(nodes[s] for s in S) for (i, j), S in skel.sepsets.items()}
+    return PCResult(nodes, cpdag, skeleton, sepsets, int(sum(skel.tests_per_order)), skel.tests_per_order,
+                    ledger, skel.stopped_early, dict(info or {}))
+
+
+def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: int | None = None,
+       node_names: Sequence[str] | None = None, variant: str = "a") -> PCResult:
+    """Non-private PC: the engine with the p-value decider (independent when p > α).
+
+    Parameters
+    ----------
+    data : DataFrame or array (rows × variables). Integer category codes for
+        "g2", "chi2", "kendall", "spearman"; numbers for "fisherz".
+    ci_test : name of a test in :data:`dpcd.citests.TESTS` or a callable
+        ``f(data, x, y, S) -> CIResult``.
+    alpha : significance level; the edge is removed when p > alpha.
+    max_order : largest conditioning-set size (None = no limit).
+    node_names : names of the variables (default: the DataFrame's columns or
+        "X1".."Xp").
+    variant : Kendall's τ variant for ``ci_test="kendall"``.
+
+    No privacy: this is the reference every private variant is compared with.
+    """
+    alpha = check_probability(alpha, "alpha")
+    tester = CITester(data, ci_test, variant=variant)
+    names = node_names_of(data, node_names)
+    result = run_pc(names, PValueDecider(tester, alpha), max_order=max_order)
+    test_name = ci_test if isinstance(ci_test, str) else getattr(ci_test, "__name__", "custom")
+    return replace(result, info={"ci_test": test_name, "alpha": alpha, "n_computed": tester.n_computed})
+
+
+def node_names_of(data, node_names: Sequence[str] | None = None) -> list[str]:
+    """Variable names: ``node_names`` if given (checked), else DataFrame columns, else X1..Xp."""
+    p = np.shape(data)[1]
+    if node_names is not None:
+        names = [str(v) for v in node_names]
+        if len(names) != p:
+            raise ValueError(f"node_names has {len(names)} names but data has {p} columns")
+        if len(set(names)) != p:
+            raise ValueError("node_names must be unique")
+        return names
+    columns = getattr(data, "columns", None)
+    if columns is not None:
+        return [str(c) for c in columns]
+    return [f"X{i + 1}" for i in range(p)]
