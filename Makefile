@@ -32,7 +32,7 @@ test: venv-test
 
 ## Benchmarks against causal-learn (not part of `make test`).
 bench: venv-test
-	$(PY) -m pytest tests/benchmarks -p no:xdist -s -m benchmark -o norecursedirs=
+	$(PY) -m pytest tests/benchmarks -p no:xdist -s -m benchmark -o "norecursedirs=.*"
 
 ## JupyterLab on the notebooks.
 lab: venv

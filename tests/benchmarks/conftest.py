@@ -26,3 +26,9 @@ def report(capsys):
             print(f"\n[bench] {name}: " + ", ".join(parts))
 
     return _report
+
+
+@pytest.fixture(name="best_of")
+def best_of_fixture():
+    """The ``best_of`` timer as a fixture (benchmark modules are not a package)."""
+    return best_of

@@ -7,11 +7,9 @@ from causallearn.search.ConstraintBased.PC import pc as cl_pc
 from dpcd.datasets import load_bnlearn
 from dpcd.discovery import pc
 
-from .conftest import best_of
-
 
 @pytest.mark.benchmark
-def test_pc_alarm_100k_against_causal_learn(report):
+def test_pc_alarm_100k_against_causal_learn(report, best_of):
     data = load_bnlearn("alarm", 100_000, rng=0).data
     array = data.to_numpy()
     ours, t_ours = best_of(lambda: pc(data, ci_test="g2", alpha=0.01), repeat=3)
