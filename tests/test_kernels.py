@@ -1,0 +1,169 @@
+"""Gaussian kernels, HSIC and its permutation null, kernel ridge regression."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpcd import kernels
+
+
+def _reference_hsic(K: np.ndarray, L: np.ndarray) -> float:
+    """tr(K H L H) / (m-1)^2 with an explicit centring matrix H."""
+    m = K.shape[0]
+    H = np.eye(m) - np.ones((m, m)) / m
+    return float(np.trace(K @ H @ L @ H)) / (m - 1) ** 2
+
+
+def _reference_gram(x: np.ndarray, sigma: float) -> np.ndarray:
+    x = x.reshape(len(x), -1)
+    out = np.empty((len(x), len(x)))
+    for i in range(len(x)):
+        out[i] = np.exp(-np.sum((x - x[i]) ** 2, axis=1) / (2 * sigma**2))
+    return out
+
+
+def test_median_bandwidth_matches_definition():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 3))
+    dists = [np.linalg.norm(x[i] - x[j]) for i in range(40) for j in range(i + 1, 40)]
+    assert kernels.median_bandwidth(x) == pytest.approx(np.median(dists), rel=1e-12)
+    assert kernels.median_bandwidth(np.ones(5)) == 1.0
+
+
+def test_gaussian_gram_matches_reference():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(30, 2))
+    np.testing.assert_allclose(kernels.gaussian_gram(x, bandwidth=0.7), _reference_gram(x, 0.7), atol=1e-13)
+    one_d = rng.normal(size=30)
+    np.testing.assert_allclose(kernels.gaussian_gram(one_d, bandwidth=1.3), _reference_gram(one_d, 1.3), atol=1e-13)
+
+
+def test_hsic_equals_direct_formula():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=50)
+    y = x**2 + rng.normal(size=50)
+    K = kernels.gaussian_gram(x)
+    L = kernels.gaussian_gram(y)
+    assert kernels.hsic(K, L) == pytest.approx(_reference_hsic(K, L), rel=1e-12)
+    result = kernels.hsic_permutation_test(x, y, rng=0, method="exact")
+    assert result.statistic == pytest.approx(_reference_hsic(K, L), rel=1e-12)
+
+
+def test_permutation_scores_are_hsic_of_permuted_data():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=40)
+    y = np.sin(2 * x) + 0.5 * rng.normal(size=40)
+    result = kernels.hsic_permutation_test(x, y, n_permutations=7, rng=11, method="exact")
+    perms = np.argsort(np.random.default_rng(11).random((7, 40)), axis=1)
+    L = kernels.gaussian_gram(y, bandwidth=result.bandwidth_y)
+    for perm, score in zip(perms, result.permuted):
+        K = kernels.gaussian_gram(x[perm], bandwidth=result.bandwidth_x)
+        assert score == pytest.approx(_reference_hsic(K, L), rel=1e-10)
+    assert result.p_value == np.mean(result.statistic < result.permuted)
+
+
+@pytest.mark.parametrize("m", [60, 400])
+def test_lowrank_scores_match_exact(m):
+    rng = np.random.default_rng(m)
+    x = rng.normal(size=m)
+    y = np.cos(x) + rng.normal(size=m)
+    exact = kernels.hsic_permutation_test(x, y, n_permutations=20, rng=5, method="exact")
+    low = kernels.hsic_permutation_test(x, y, n_permutations=20, rng=5, method="lowrank")
+    assert low.method == "lowrank" and exact.method == "exact"
+    # neglected trace <= 1e-10 per factor, ||HLH||_2 <= m: error <= 2e-10 * m / (m-1)^2
+    bound = 2e-10 * m / (m - 1) ** 2 + 1e-15
+    assert abs(low.statistic - exact.statistic) <= bound
+    assert np.max(np.abs(low.permuted - exact.permuted)) <= bound
+    assert low.p_value == exact.p_value
+
+
+def test_incomplete_cholesky_reconstructs_gram():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(200, 1))
+    F = kernels.incomplete_cholesky(x, bandwidth=1.0, tol=1e-10)
+    K = kernels.gaussian_gram(x, bandwidth=1.0)
+    assert F.shape[1] < 200
+    residual = K - F @ F.T
+    assert np.trace(residual) <= 1e-10
+    assert np.linalg.eigvalsh(residual).min() > -1e-10  # PSD up to rounding
+
+
+def test_permutation_p_value_uniform_under_independence():
+    rng = np.random.default_rng(5)
+    p_values = []
+    for _ in range(300):
+        x = rng.normal(size=50)
+        y = rng.uniform(size=50)
+        p_values.append(kernels.hsic_permutation_test(x, y, n_permutations=100, rng=rng).p_value)
+    p_values = np.asarray(p_values)
+    # p takes values j/100; compare with the uniform law (the discreteness adds <= 0.01 to the KS distance)
+    ks = stats.kstest(p_values, "uniform")
+    assert ks.statistic < 1.36 / np.sqrt(len(p_values)) + 0.01
+    assert 0.02 <= np.mean(p_values <= 0.05) <= 0.09  # binomial(300, 0.05): mean 0.05, sd 0.0126
+
+
+def test_permutation_p_value_small_under_dependence():
+    rng = np.random.default_rng(6)
+    x = rng.uniform(-2, 2, size=200)
+    y = x**2 + 0.2 * rng.normal(size=200)  # uncorrelated but strongly dependent
+    assert abs(np.corrcoef(x, y)[0, 1]) < 0.2
+    assert kernels.hsic_permutation_test(x, y, rng=0).p_value == 0.0
+
+
+def test_krr_residuals_match_closed_form_and_sklearn():
+    rng = np.random.default_rng(7)
+    m = 120
+    z = rng.normal(size=(m, 2))
+    targets = np.column_stack([np.sin(z.sum(axis=1)), z[:, 0] ** 2]) + 0.1 * rng.normal(size=(m, 2))
+    lam = 1.0
+    factor = kernels.krr_factor(z, lam=lam)
+    residuals = factor.residuals(targets)
+    K = kernels.gaussian_gram(z, bandwidth=factor.bandwidth)
+    alpha = np.linalg.solve(K + m * lam / 2 * np.eye(m), targets)
+    np.testing.assert_allclose(residuals, targets - K @ alpha, atol=1e-10)
+    np.testing.assert_allclose(kernels.krr_residuals(z, targets[:, 0], lam=lam), residuals[:, 0], atol=1e-12)
+    sklearn = pytest.importorskip("sklearn.kernel_ridge")
+    model = sklearn.KernelRidge(alpha=m * lam / 2, kernel="rbf", gamma=1 / (2 * factor.bandwidth**2))
+    model.fit(z, targets)
+    np.testing.assert_allclose(residuals, targets - model.predict(z), atol=1e-8)
+
+
+def test_krr_objective_is_minimised():
+    # the residual solution minimises lam/2 ||w||^2 + 1/m sum (f(z_i) - x_i)^2 over f = K a
+    rng = np.random.default_rng(8)
+    m, lam = 60, 0.5
+    z = rng.normal(size=m)
+    x = np.tanh(z) + 0.2 * rng.normal(size=m)
+    factor = kernels.krr_factor(z, lam=lam)
+    K = kernels.gaussian_gram(z, bandwidth=factor.bandwidth)
+    a_star = np.linalg.solve(K + m * lam / 2 * np.eye(m), x)
+
+    def objective(a):
+        return lam / 2 * a @ K @ a + np.mean((K @ a - x) ** 2)
+
+    best = objective(a_star)
+    for _ in range(20):
+        assert objective(a_star + 1e-3 * rng.normal(size=m)) >= best
+    np.testing.assert_allclose(x - K @ a_star, factor.residuals(x), atol=1e-10)
+
+
+def test_bad_arguments():
+    x = np.arange(10.0)
+    with pytest.raises(ValueError, match="x"):
+        kernels.hsic_permutation_test(np.array([1.0, np.nan, 2.0]), np.arange(3.0), rng=0)
+    with pytest.raises(ValueError, match="same number of rows"):
+        kernels.hsic_permutation_test(x, x[:5], rng=0)
+    with pytest.raises(ValueError, match="n_permutations"):
+        kernels.hsic_permutation_test(x, x, n_permutations=0, rng=0)
+    with pytest.raises(ValueError, match="method"):
+        kernels.hsic_permutation_test(x, x, rng=0, method="fast")
+    with pytest.raises(ValueError, match="bandwidth"):
+        kernels.gaussian_gram(x, bandwidth=-1.0)
+    with pytest.raises(ValueError, match="lam"):
+        kernels.krr_factor(x, lam=0.0)
+    with pytest.raises(TypeError, match="rng"):
+        kernels.hsic_permutation_test(x, x, rng="seed")
+    with pytest.raises(ValueError, match="K and L"):
+        kernels.hsic(np.eye(3), np.eye(4))
