@@ -1,0 +1,107 @@
+"""Command line: ``python -m dpcd <command>`` (also installed as ``dpcd``).
+
+Commands
+    reproduce   run the notebooks with papermill (``--profile``, ``--only``, ``--jobs``, ``--out``)
+    report      gather every ``<out>/*/comparison.csv`` into ``<out>/REPORT.md``
+
+Exit status: 0 on success, 1 when a notebook fails, 2 on bad input (one line on
+stderr, nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from . import __version__
+
+__all__ = ["main", "build_parser"]
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from .runner import reproduce
+
+    reproduce(
+        profile=args.profile,
+        only=args.only,
+        jobs=args.jobs,
+        out=args.out,
+        notebooks_dir=args.notebooks,
+        kernel_name=args.kernel,
+        keep_going=args.keep_going,
+    )
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .reporting import build_report
+
+    path = build_report(args.out)
+    print(f"wrote {path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``dpcd`` argument parser (one subparser per command)."""
+    parser = _Parser(
+        prog="dpcd",
+        description="Differentially private causal discovery: reproduce the papers' tables and figures.",
+    )
+    parser.add_argument("--version", action="version", version=f"dpcd {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    rep = commands.add_parser("reproduce", help="run the notebooks with papermill and write figures/tables")
+    rep.add_argument("--profile", choices=("smoke", "quick", "full"), default="quick",
+                     help="grid size: smoke (seconds), quick (default, minutes), full (the papers' grids)")
+    rep.add_argument("--only", nargs="+", action="extend", metavar="NAME",
+                     help="run only these notebooks (names without .ipynb)")
+    rep.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes per notebook")
+    rep.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
+    rep.add_argument("--notebooks", default=None, metavar="DIR",
+                     help="folder of the notebooks (default: the project's notebooks/)")
+    rep.add_argument("--kernel", default=None, metavar="NAME",
+                     help="installed Jupyter kernelspec to use (default: this Python interpreter)")
+    rep.add_argument("--keep-going", action="store_true", help="run the other notebooks after a failure")
+    rep.set_defaults(handler=_reproduce)
+
+    report = commands.add_parser("report", help="collect every comparison.csv into REPORT.md")
+    report.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
+    report.set_defaults(handler=_report)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``dpcd`` / ``python -m dpcd``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is None:
+        parser.error("choose a command: reproduce or report (see dpcd --help)")
+    from .runner import NotebookError
+
+    try:
+        return int(args.handler(args))
+    except NotebookError as error:
+        print(f"dpcd {args.command}: {' '.join(str(error).split())}", file=sys.stderr)
+        return EXIT_FAILURE
+    except (ValueError, TypeError, FileNotFoundError, NotADirectoryError) as error:
+        print(f"dpcd {args.command}: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"dpcd {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

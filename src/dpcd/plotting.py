@@ -1,0 +1,281 @@
+"""One house style for every figure: seaborn, a colour-blind palette, fixed algorithm colours.
+
+* :func:`set_style` — call once at the top of a notebook.
+* :data:`ALGORITHM_COLOURS` / :data:`ALGORITHM_MARKERS` — each algorithm keeps
+  its colour and marker across all figures; :func:`palette_for` extends them
+  to other names.
+* :func:`savefig` — PNG (150 dpi) + SVG, written atomically and without
+  timestamps, so re-running a notebook only changes a figure when its content
+  changes.
+* :func:`draw_graph` — a DAG or CPDAG (undirected edges stored both ways are
+  drawn once, without arrow heads).
+* :func:`errorbar_plot` — mean ± standard deviation over repetitions.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Hashable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+__all__ = [
+    "ALGORITHM_COLOURS",
+    "ALGORITHM_MARKERS",
+    "set_style",
+    "palette_for",
+    "savefig",
+    "draw_graph",
+    "errorbar_plot",
+]
+
+# seaborn's "colorblind" palette (Okabe-Ito-like), plus black for the non-private baseline.
+_CB = sns.color_palette("colorblind").as_hex()
+ALGORITHM_COLOURS: dict[str, str] = {
+    "PC": "#000000",
+    "EM-PC": _CB[0],  # blue
+    "LapMech": _CB[1],  # orange
+    "PrivPC*": _CB[2],  # green
+    "Priv-PC": _CB[3],  # vermilion
+    "SVT-PC": _CB[4],  # pink
+    "PCD": _CB[5],  # brown
+    "CURATE": _CB[9],  # sky blue
+    "CURATE-SB": _CB[6],  # light pink
+    "NOLEAKS": _CB[8],  # yellow
+    "NOTEARS": _CB[7],  # grey
+    "ANM": _CB[0],  # blue (ANM is never plotted next to EM-PC)
+}
+"""Colour of each algorithm, identical in every figure of the compendium."""
+
+ALGORITHM_MARKERS: dict[str, str] = {
+    "PC": "o",
+    "EM-PC": "s",
+    "LapMech": "^",
+    "PrivPC*": "v",
+    "Priv-PC": "D",
+    "SVT-PC": "P",
+    "PCD": "X",
+    "CURATE": "*",
+    "CURATE-SB": "h",
+    "NOLEAKS": "<",
+    "NOTEARS": ">",
+    "ANM": "o",
+}
+"""Marker of each algorithm, so figures stay readable in greyscale."""
+
+_EXTRA = ["#332288", "#117733", "#44AA99", "#88CCEE", "#DDCC77", "#CC6677", "#AA4499", "#882255"]
+
+
+def set_style(context: str = "notebook") -> None:
+    """Apply the house style (seaborn ``whitegrid``, colour-blind palette, 150 dpi, no SVG timestamps).
+
+    ``context`` is seaborn's scaling context: ``paper``, ``notebook``, ``talk`` or ``poster``.
+    """
+    if context not in {"paper", "notebook", "talk", "poster"}:
+        raise ValueError(f"context must be 'paper', 'notebook', 'talk' or 'poster', got {context!r}")
+    sns.set_theme(context=context, style="whitegrid", palette="colorblind")
+    matplotlib.rcParams.update(
+        {
+            "figure.dpi": 100,
+            "savefig.dpi": 150,
+            "savefig.bbox": "tight",
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "legend.frameon": False,
+            "svg.hashsalt": "dpcd",
+        }
+    )
+
+
+def palette_for(names: Iterable[Hashable]) -> dict[Hashable, str]:
+    """Colours for ``names``: the fixed algorithm colour where known, otherwise unused colours in order."""
+    names = list(dict.fromkeys(names))
+    palette: dict[Hashable, str] = {}
+    used = {ALGORITHM_COLOURS[n] for n in names if isinstance(n, str) and n in ALGORITHM_COLOURS}
+    spare = [c for c in [*_CB, *_EXTRA] if c not in used]
+    for name in names:
+        if isinstance(name, str) and name in ALGORITHM_COLOURS:
+            palette[name] = ALGORITHM_COLOURS[name]
+        else:
+            palette[name] = spare.pop(0) if spare else "#666666"
+    return palette
+
+
+def _check_out(out_dir: Any, name: Any) -> tuple[Path, str]:
+    if not isinstance(out_dir, (str, os.PathLike)):
+        raise TypeError(f"out_dir must be a path, got {type(out_dir).__name__}")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out_dir {os.fspath(out_dir)!r} exists and is not a folder")
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {type(name).__name__}")
+    if not name or "/" in name or "\\" in name or name in {".", ".."} or name.endswith((".png", ".svg")):
+        raise ValueError(f"name must be a plain file name without folder or extension, got {name!r}")
+    return out, name
+
+
+def savefig(fig: Figure, out_dir: str | os.PathLike[str], name: str, *, dpi: int = 150) -> tuple[Path, Path]:
+    """Save ``fig`` as ``out_dir/name.png`` (``dpi``) and ``out_dir/name.svg``; return both paths.
+
+    The files carry no creation date or software stamp and are written through
+    a temporary file + ``os.replace``. The figure stays open (so a notebook
+    still displays it).
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    out, name = _check_out(out_dir, name)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt, metadata in (("png", {"Software": None}), ("svg", {"Date": None, "Creator": None})):
+        path = out / f"{name}.{fmt}"
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".{fmt}", dir=out)
+        os.close(fd)
+        try:
+            with matplotlib.rc_context({"svg.hashsalt": "dpcd"}):
+                fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def _graph_layout(g: nx.DiGraph) -> dict[Hashable, np.ndarray]:
+    """Deterministic layout of the skeleton (Kamada-Kawai; a circle when there is no edge)."""
+    if g.number_of_nodes() == 0:
+        return {}
+    skeleton = nx.Graph()
+    skeleton.add_nodes_from(sorted(g.nodes, key=str))
+    skeleton.add_edges_from(g.edges)
+    if skeleton.number_of_edges() == 0 or g.number_of_nodes() < 3:
+        return nx.circular_layout(skeleton)
+    return nx.kamada_kawai_layout(skeleton)
+
+
+def draw_graph(
+    g: nx.DiGraph,
+    ax: Axes,
+    pos: Mapping[Hashable, Any] | None = None,
+    title: str | None = None,
+    *,
+    node_color: str = "#f2f2f2",
+    edge_color: str = "#333333",
+    node_size: int = 900,
+    font_size: int = 9,
+) -> dict[Hashable, Any]:
+    """Draw a DAG or (C)PDAG on ``ax`` and return the node positions used.
+
+    An undirected edge is stored as both ``u -> v`` and ``v -> u``; it is drawn
+    once, as a plain line. Other edges get an arrow head. Pass the returned
+    positions as ``pos`` to draw a second graph (e.g. the estimate next to the
+    truth) with the same layout.
+    """
+    if not isinstance(g, nx.DiGraph):
+        raise TypeError(f"g must be a networkx.DiGraph (undirected edges stored both ways), got {type(g).__name__}")
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    if pos is None:
+        pos = _graph_layout(g)
+    else:
+        if not isinstance(pos, Mapping):
+            raise TypeError(f"pos must be a dict node -> (x, y), got {type(pos).__name__}")
+        missing = [n for n in g.nodes if n not in pos]
+        if missing:
+            raise ValueError(f"pos has no position for node(s) {missing[:5]}")
+    undirected = {frozenset((u, v)) for u, v in g.edges if u != v and g.has_edge(v, u)}
+    directed = [(u, v) for u, v in g.edges if frozenset((u, v)) not in undirected]
+    undirected_pairs = [tuple(sorted(pair, key=str)) for pair in sorted(undirected, key=lambda p: sorted(map(str, p)))]
+    nodes = nx.draw_networkx_nodes(g, pos, ax=ax, node_color=node_color, edgecolors=edge_color, node_size=node_size)
+    if nodes is not None:
+        nodes.set_zorder(3)  # edges end under the node discs
+    for label in nx.draw_networkx_labels(g, pos, ax=ax, font_size=font_size).values():
+        label.set_zorder(4)
+    if directed:
+        nx.draw_networkx_edges(
+            g, pos, edgelist=directed, ax=ax, edge_color=edge_color, arrows=True, arrowstyle="-|>",
+            arrowsize=14, node_size=node_size, width=1.3,
+        )
+    if undirected_pairs:
+        nx.draw_networkx_edges(
+            g.to_undirected(as_view=True), pos, edgelist=undirected_pairs, ax=ax, edge_color=edge_color,
+            arrows=False, width=1.3,
+        )
+    if title is not None:
+        ax.set_title(str(title))
+    ax.set_axis_off()
+    if pos:  # limits from every position given, so graphs sharing ``pos`` line up
+        xy = np.array([np.asarray(p, dtype=float)[:2] for p in pos.values()])
+        low, high = xy.min(axis=0), xy.max(axis=0)
+        pad = 0.12 * np.maximum(high - low, 1e-9) + 0.05
+        ax.set_xlim(low[0] - pad[0], high[0] + pad[0])
+        ax.set_ylim(low[1] - pad[1], high[1] + pad[1])
+    return dict(pos)
+
+
+def errorbar_plot(
+    df: pd.DataFrame,
+    x: str,
+    y: str,
+    hue: str,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    logx: bool = False,
+    palette: Mapping[Hashable, str] | None = None,
+    legend: bool = True,
+) -> Axes:
+    """Mean ± standard deviation of ``y`` against ``x``, one line per ``hue`` value.
+
+    The standard deviation is over the rows sharing (``hue``, ``x``), e.g. the
+    repetitions of :func:`dpcd.experiments.run_grid`; with one row no bar is
+    drawn. Algorithm names get their :data:`ALGORITHM_COLOURS` and markers.
+    Returns the axes (a new figure is made when ``ax`` is None).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    for argument, column in (("x", x), ("y", y), ("hue", hue)):
+        if not isinstance(column, str):
+            raise TypeError(f"{argument} must be a column name (string), got {type(column).__name__}")
+        if column not in df.columns:
+            raise ValueError(f"{argument}={column!r} is not a column of df (columns: {list(df.columns)})")
+    if not pd.api.types.is_numeric_dtype(df[y]):
+        raise TypeError(f"y={y!r} must be a numeric column, got dtype {df[y].dtype}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 3.8))
+    elif not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    stats = df.groupby([hue, x], sort=True, observed=True)[y].agg(["mean", "std", "count"]).reset_index()
+    names = list(dict.fromkeys(df[hue]))
+    colours = dict(palette) if palette is not None else palette_for(names)
+    for name in names:
+        part = stats[stats[hue] == name]
+        if part.empty:
+            continue
+        marker = ALGORITHM_MARKERS.get(name, "o") if isinstance(name, str) else "o"
+        ax.errorbar(
+            part[x], part["mean"], yerr=part["std"].fillna(0.0).where(part["count"] > 1, 0.0),
+            label=str(name), color=colours.get(name), marker=marker, markersize=5, capsize=3, linewidth=1.5,
+        )
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel if xlabel is not None else x)
+    ax.set_ylabel(ylabel if ylabel is not None else y)
+    if title is not None:
+        ax.set_title(title)
+    if legend and names:
+        ax.legend(title=hue)
+    return ax

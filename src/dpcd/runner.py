@@ -1,0 +1,274 @@
+"""Run the compendium's notebooks with papermill: ``python -m dpcd reproduce``.
+
+Every ``notebooks/*.ipynb`` is executed (sorted by name) with the parameters
+``profile``, ``n_jobs`` and ``out_dir`` injected after its ``parameters``
+cell; ``seed`` keeps the notebook's default. Notebook ``<name>`` writes into
+``<out>/<name>/``, where the runner also leaves the executed copy
+``<name>.ipynb`` and ``run.json`` (profile, date, seconds, Python and package
+versions) for :func:`dpcd.reporting.build_report`.
+
+The kernel is always the Python interpreter running the runner
+(``sys.executable``), whatever kernelspecs are installed: the runner hands
+papermill a kernel manager whose only kernelspec launches
+``sys.executable -m ipykernel_launcher``. Pass ``kernel_name`` to use an
+installed kernelspec instead.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ._validation import check_int
+from .reporting import RUN_INFO, atomic_write_text
+
+__all__ = ["PROFILES", "NotebookError", "reproduce", "find_notebooks", "default_notebooks_dir"]
+
+PROFILES = ("smoke", "quick", "full")
+_PACKAGES = (
+    "dpcd", "numpy", "scipy", "pandas", "networkx", "pgmpy", "scikit-learn", "dp-accounting",
+    "causal-learn", "matplotlib", "seaborn", "joblib", "papermill",
+)
+_KERNEL_NAME = "dpcd-python"
+
+
+class NotebookError(RuntimeError):
+    """A notebook failed; the message names the notebook and the failing cell."""
+
+    def __init__(self, notebook: str, message: str, executed: Path | None = None) -> None:
+        self.notebook = notebook
+        self.executed = executed
+        super().__init__(message)
+
+
+def default_notebooks_dir() -> Path:
+    """The project's ``notebooks/`` folder (next to ``src/``)."""
+    return Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def find_notebooks(notebooks_dir: str | os.PathLike[str] | None = None, only: str | Sequence[str] | None = None) -> list[Path]:
+    """The notebooks to run, sorted by name; ``only`` selects names (without ``.ipynb``)."""
+    folder = default_notebooks_dir() if notebooks_dir is None else notebooks_dir
+    if not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(f"notebooks_dir must be a path, got {type(folder).__name__}")
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"notebooks_dir {os.fspath(folder)!r} is not a folder")
+    available = {p.stem: p for p in sorted(folder.glob("*.ipynb")) if not p.name.startswith(".")}
+    if only is None:
+        if not available:
+            raise ValueError(f"notebooks_dir {os.fspath(folder)!r} holds no .ipynb notebook")
+        return list(available.values())
+    names = [only] if isinstance(only, str) else only
+    if not isinstance(names, Sequence) or not names or not all(isinstance(n, str) for n in names):
+        raise TypeError("only must be a notebook name or a non-empty list of names")
+    chosen = []
+    for name in names:
+        stem = name[: -len(".ipynb")] if name.endswith(".ipynb") else name
+        if stem not in available:
+            raise ValueError(f"only: no notebook named {name!r}; available: {sorted(available)}")
+        if available[stem] not in chosen:
+            chosen.append(available[stem])
+    return sorted(chosen)
+
+
+def _kernel_manager_class() -> type:
+    """A jupyter kernel manager whose kernelspec runs ``sys.executable``."""
+    from jupyter_client import AsyncKernelManager
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+    from traitlets import default
+
+    class SameInterpreterKernelSpecManager(KernelSpecManager):
+        """Resolves every kernel name to the Python running this process."""
+
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            from ipykernel.kernelspec import RESOURCES, get_kernel_dict
+
+            spec = get_kernel_dict()  # ipykernel's own spec: argv[0] is sys.executable
+            spec["argv"] = [sys.executable, *spec["argv"][1:]]
+            spec["display_name"] = f"Python {platform.python_version()} (dpcd)"
+            return KernelSpec(resource_dir=RESOURCES, **spec)
+
+    class SameInterpreterKernelManager(AsyncKernelManager):
+        """Kernel manager launching ``sys.executable -m ipykernel_launcher``."""
+
+        @default("kernel_spec_manager")
+        def _default_spec_manager(self) -> KernelSpecManager:
+            return SameInterpreterKernelSpecManager()
+
+        @default("transport_encryption")
+        def _default_transport_encryption(self) -> str:
+            # encrypt the local kernel's TCP sockets when pyzmq can (ipykernel declares support)
+            import zmq
+
+            return "auto" if zmq.has("curve") else "disabled"
+
+    return SameInterpreterKernelManager
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for package in _PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
+
+
+def _injected_path(path: Path, cwd: Path) -> str:
+    """``path`` relative to the notebook's folder when both share the project root, else absolute."""
+    project = cwd.parent
+    try:
+        path.relative_to(project)
+    except ValueError:
+        return os.fspath(path)
+    return Path(os.path.relpath(path, cwd)).as_posix()
+
+
+def _describe_failure(name: str, error: BaseException, executed: Path) -> str:
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(error, PapermillExecutionError):
+        first = (str(error.evalue).strip().splitlines() or [""])[0]
+        source = next((line.strip() for line in str(error.source).splitlines() if line.strip()), "")
+        if len(source) > 60:
+            source = source[:57] + "..."
+        cell = f"cell [{error.exec_count}]" if error.exec_count is not None else f"cell #{error.cell_index}"
+        return (
+            f"notebook {name} failed in {cell} (`{source}`): {error.ename}: {first} "
+            f"-- executed copy with the traceback: {executed}"
+        )
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return f"notebook {name} failed: {type(error).__name__}: {first} -- executed copy: {executed}"
+
+
+def reproduce(
+    profile: str = "quick",
+    only: str | Sequence[str] | None = None,
+    jobs: int = 1,
+    out: str | os.PathLike[str] = "figures",
+    notebooks_dir: str | os.PathLike[str] | None = None,
+    kernel_name: str | None = None,
+    *,
+    keep_going: bool = False,
+    progress: bool = True,
+) -> list[Path]:
+    """Execute the notebooks with papermill and return the executed copies' paths.
+
+    Parameters
+    ----------
+    profile
+        ``smoke`` (seconds; the tests), ``quick`` (minutes per notebook) or
+        ``full`` (the papers' grids).
+    only
+        A notebook name or list of names (without ``.ipynb``); default all.
+    jobs
+        Injected as the notebooks' ``n_jobs`` (≥ 1, or -1 for all cores).
+    out
+        Output root; notebook ``<name>`` writes to ``out/<name>/``.
+    notebooks_dir
+        Folder of the notebooks; default the project's ``notebooks/``.
+    kernel_name
+        An installed Jupyter kernelspec to use instead of ``sys.executable``.
+    keep_going
+        Run the remaining notebooks after a failure, then raise for the first one.
+    progress
+        Print one progress line per notebook.
+
+    Raises
+    ------
+    NotebookError
+        When a notebook fails; the message names it and its failing cell. The
+        executed copy (with the traceback) is kept as ``out/<name>/<name>.failed.ipynb``.
+    """
+    if not isinstance(profile, str):
+        raise TypeError(f"profile must be a string, got {type(profile).__name__}")
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {list(PROFILES)}, got {profile!r}")
+    jobs = check_int(jobs, "jobs")
+    if jobs == 0 or jobs < -1:
+        raise ValueError(f"jobs must be >= 1 or -1 (all cores), got {jobs}")
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out must be a path, got {type(out).__name__}")
+    out_root = Path(out).expanduser().resolve()
+    if out_root.exists() and not out_root.is_dir():
+        raise ValueError(f"out {os.fspath(out)!r} exists and is not a folder")
+    if kernel_name is not None and (not isinstance(kernel_name, str) or not kernel_name):
+        raise TypeError("kernel_name must be a non-empty string or None")
+    notebooks = [p.resolve() for p in find_notebooks(notebooks_dir, only)]
+
+    import papermill as pm
+
+    engine_kwargs: dict[str, Any] = {}
+    if kernel_name is None:
+        engine_kwargs["kernel_manager_class"] = _kernel_manager_class()
+    executed_paths: list[Path] = []
+    failures: list[NotebookError] = []
+    for number, notebook in enumerate(notebooks, start=1):
+        name = notebook.stem
+        target = out_root / name
+        target.mkdir(parents=True, exist_ok=True)
+        (target / RUN_INFO).unlink(missing_ok=True)
+        executed = target / f"{name}.ipynb"
+        failed = target / f"{name}.failed.ipynb"
+        partial = target / f".{name}.partial.ipynb"
+        parameters = {"profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent)}
+        if progress:
+            print(f"[{number}/{len(notebooks)}] {name} ({profile}) ...", end=" ", flush=True)
+        started = time.perf_counter()
+        date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        try:
+            pm.execute_notebook(
+                os.fspath(notebook),
+                os.fspath(partial),
+                parameters=parameters,
+                kernel_name=kernel_name or _KERNEL_NAME,
+                language="python",
+                progress_bar=False,
+                cwd=os.fspath(notebook.parent),
+                **engine_kwargs,
+            )
+        except Exception as error:  # noqa: BLE001 - reported with the notebook's name
+            seconds = time.perf_counter() - started
+            if partial.exists():
+                os.replace(partial, failed)
+            executed.unlink(missing_ok=True)  # a copy from an earlier run would be misleading
+            failure = NotebookError(name, _describe_failure(name, error, failed), failed if failed.exists() else None)
+            if progress:
+                print(f"FAILED after {seconds:.1f} s", flush=True)
+            if not keep_going:
+                raise failure from error
+            failures.append(failure)
+            continue
+        seconds = time.perf_counter() - started
+        os.replace(partial, executed)
+        failed.unlink(missing_ok=True)
+        info = {
+            "notebook": name,
+            "profile": profile,
+            "n_jobs": jobs,
+            "date": date,
+            "seconds": round(seconds, 1),
+            "python": platform.python_version(),
+            "platform": f"{platform.system()} {platform.machine()}",
+            "packages": _versions(),
+        }
+        atomic_write_text(target / RUN_INFO, json.dumps(info, indent=2) + "\n")
+        executed_paths.append(executed)
+        if progress:
+            print(f"done in {seconds:.1f} s", flush=True)
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        names = ", ".join(f.notebook for f in failures)
+        raise NotebookError(failures[0].notebook, f"{len(failures)} notebooks failed ({names}); first: {failures[0]}")
+    return executed_paths

@@ -1,0 +1,232 @@
+"""Tables, paper-vs-reproduced comparisons, REPORT.md, and the figure helpers."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import networkx as nx  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from dpcd import plotting, reporting  # noqa: E402
+from dpcd.cli import main  # noqa: E402
+
+# --------------------------------------------------------------------------- tables
+
+
+def test_write_table_writes_csv_and_markdown(tmp_path):
+    df = pd.DataFrame({"network": ["asia", "a|b"], "f1": [0.912345, math.nan], "n": [10, 2000], "ok": [True, False]})
+    csv_path, md_path = reporting.write_table(df, tmp_path / "out", "scores")
+    assert csv_path == tmp_path / "out" / "scores.csv" and md_path == tmp_path / "out" / "scores.md"
+    pd.testing.assert_frame_equal(pd.read_csv(csv_path), df)
+    lines = md_path.read_text().splitlines()
+    assert len(lines) == 4
+    assert lines[0].split("|")[1].strip() == "network"
+    rule = [cell.strip() for cell in lines[1].strip("| ").split(" | ")]
+    assert rule[0].endswith("-") and rule[1].endswith(":") and rule[2].endswith(":")  # numbers right-aligned
+    assert "0.9123" in lines[2] and "yes" in lines[2]
+    assert "a\\|b" in lines[3]  # pipes escaped, NaN empty
+    assert [c.strip() for c in lines[3].strip("|").split(" | ")][1] == ""
+    assert not list((tmp_path / "out").glob(".*"))  # no temporary files left
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        (("not a frame", "x"), TypeError, "df must be a pandas DataFrame"),
+        ((pd.DataFrame({"a": [1]}), "sub/name"), ValueError, "name must be a plain file name"),
+        ((pd.DataFrame({"a": [1]}), 3), TypeError, "name must be a string"),
+    ],
+)
+def test_write_table_rejects_bad_input(tmp_path, args, error, match):
+    with pytest.raises(error, match=match):
+        reporting.write_table(args[0], tmp_path, args[1])
+
+
+def test_load_paper_values_from_data_dir(tmp_path, monkeypatch):
+    (tmp_path / "paper_values").mkdir()
+    pd.DataFrame({"item": ["t1"], "metric": ["F1"], "value": [0.8], "tolerance": [0.05]}).to_csv(
+        tmp_path / "paper_values" / "toy.csv", index=False
+    )
+    monkeypatch.setenv("DPCD_DATA_DIR", str(tmp_path))
+    values = reporting.load_paper_values("toy")
+    assert values.to_dict("records") == [{"item": "t1", "metric": "F1", "value": 0.8, "tolerance": 0.05}]
+    with pytest.raises(ValueError, match=r"paper 'nope'.*available: \['toy'\]"):
+        reporting.load_paper_values("nope")
+    monkeypatch.delenv("DPCD_DATA_DIR")
+    assert reporting.data_dir().name == "data"
+
+
+# --------------------------------------------------------------------------- comparisons
+
+PAPER = pd.DataFrame(
+    {
+        "network": ["asia", "asia", "sachs", "child", "alarm"],
+        "epsilon": [1.0, 0.1, 1.0, 1.0, 1.0],
+        "metric": ["F1", "F1", "F1", "F1", "F1"],
+        "value": [0.80, 0.50, 0.70, np.nan, 0.9],
+        "tolerance": [0.05, 0.05, np.nan, 0.05, 0.05],
+        "note": ["Table 2", "Table 2", "Table 2", "F1 grows with n", "Table 3"],
+    }
+)
+OURS = pd.DataFrame(
+    {"network": ["asia", "asia", "sachs", "child"], "epsilon": [1, 0.1, 1.0, 1.0], "value": [0.83, 0.30, 0.69, 0.5],
+     "metric": ["F1"] * 4}
+)
+
+
+def test_compare_gives_each_verdict():
+    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], default_tolerance=0.02, paper="em_pc")
+    assert list(table.columns) == list(reporting.COMPARISON_COLUMNS)
+    assert table["verdict"].tolist() == ["reproduced", "not reproduced", "reproduced", "qualitative", "not computed"]
+    assert table["item"].tolist()[:2] == ["network=asia, epsilon=1", "network=asia, epsilon=0.1"]
+    assert table["difference"].iloc[0] == pytest.approx(0.03)
+    assert table["tolerance"].iloc[2] == 0.02  # default used where the column is empty
+    assert table["paper"].eq("em_pc").all() and table["metric"].eq("F1").all()
+    assert table["note"].iloc[3] == "F1 grows with n"
+    assert math.isnan(table["ours"].iloc[4])
+
+
+def test_compare_rejects_ambiguous_or_incomplete_input():
+    with pytest.raises(ValueError, match="aggregate first"):
+        reporting.compare(PAPER, pd.concat([OURS, OURS]), on=["network", "epsilon", "metric"])
+    with pytest.raises(ValueError, match="on column 'seed' is missing"):
+        reporting.compare(PAPER, OURS, on=["network", "seed"])
+    with pytest.raises(ValueError, match="no tolerance"):
+        reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"])  # sachs has none
+    with pytest.raises(ValueError, match="ours_column 'f1'"):
+        reporting.compare(PAPER, OURS, on=["network"], ours_column="f1")
+    with pytest.raises(TypeError, match="ours must be a pandas DataFrame"):
+        reporting.compare(PAPER, OURS.to_dict(), on=["network"])
+
+
+def test_qualitative_rows_and_save_comparison(tmp_path):
+    rows = [reporting.qualitative("pc_baseline", "asia", "skeleton equals causal-learn", np.bool_(True), "holds")]
+    path = reporting.save_comparison(rows, tmp_path)
+    assert path == tmp_path / "comparison.csv" and (tmp_path / "comparison.md").exists()
+    back = reporting.read_comparison(path)
+    assert back["verdict"].tolist() == ["qualitative"] and back["ours"].tolist() == [True]
+    with pytest.raises(ValueError, match="missing comparison column"):
+        reporting.save_comparison(pd.DataFrame({"verdict": ["reproduced"]}), tmp_path)
+    bad = pd.DataFrame([{**rows[0], "verdict": "close enough"}])
+    with pytest.raises(ValueError, match="unknown verdict"):
+        reporting.save_comparison(bad, tmp_path)
+
+
+# --------------------------------------------------------------------------- REPORT.md
+
+
+@pytest.fixture
+def results_dir(tmp_path):
+    """An output folder as two notebook runs leave it (one without run.json)."""
+    first = tmp_path / "em_pc"
+    first.mkdir()
+    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], default_tolerance=0.02, paper="em_pc")
+    reporting.save_comparison(table, first)
+    (first / "run.json").write_text(json.dumps({
+        "notebook": "em_pc", "profile": "smoke", "date": "2024-01-01 00:00 UTC", "seconds": 12.3,
+        "python": "3.11.0", "packages": {"dpcd": "0.1.0", "numpy": "2.0"},
+    }))
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    plotting.savefig(fig, first, "f1_vs_epsilon")
+    plt.close(fig)
+    reporting.write_table(pd.DataFrame({"a": [1]}), first, "scores")
+    second = tmp_path / "pc_baseline"
+    second.mkdir()
+    reporting.save_comparison([reporting.qualitative("pc_baseline", "asia", "skeleton", True, "equal")], second)
+    (tmp_path / "not_a_notebook").mkdir()
+    return tmp_path
+
+
+def test_build_report_collects_every_comparison(results_dir):
+    path = reporting.build_report(results_dir)
+    assert path == results_dir / "REPORT.md"
+    text = path.read_text()
+    assert text.index("## em_pc") < text.index("## pc_baseline")
+    assert re.search(r"\| \[em_pc\]\(#em_pc\) +\| smoke +\| +2 \| +1 \| +1 \| +1 \|", text)
+    assert "Profile **smoke**, run on 2024-01-01 00:00 UTC in 12.3 s" in text
+    assert "Verdicts: 2 reproduced, 1 not reproduced, 1 qualitative, 1 not computed." in text
+    assert "![f1_vs_epsilon](em_pc/f1_vs_epsilon.png)" in text and "(em_pc/f1_vs_epsilon.svg)" in text
+    assert "[scores](em_pc/scores.md)" in text
+    assert "No run.json in this folder" in text
+    assert str(results_dir) not in text  # links are relative
+
+
+def test_report_command(results_dir, tmp_path, capsys):
+    assert main(["report", "--out", str(results_dir)]) == 0
+    assert (results_dir / "REPORT.md").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["report", "--out", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no */comparison.csv" in err
+    assert not (empty / "REPORT.md").exists()
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def test_savefig_writes_png_and_svg_reproducibly(tmp_path):
+    plotting.set_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1, 2], [1, 0, 1])
+    png, svg = plotting.savefig(fig, tmp_path, "line")
+    first = svg.read_bytes()
+    plotting.savefig(fig, tmp_path, "line")
+    plt.close(fig)
+    assert png.read_bytes()[:4] == b"\x89PNG" and svg.read_bytes() == first  # no timestamps
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["line.png", "line.svg"]
+    with pytest.raises(ValueError, match="without folder or extension"):
+        plotting.savefig(fig, tmp_path, "line.png")
+    with pytest.raises(TypeError, match="fig must be a matplotlib Figure"):
+        plotting.savefig(ax, tmp_path, "x")
+
+
+def test_algorithm_colours_and_palette():
+    names = ["PC", "EM-PC", "LapMech", "PrivPC*", "Priv-PC", "SVT-PC", "PCD", "CURATE", "CURATE-SB",
+             "NOLEAKS", "NOTEARS", "ANM"]
+    assert set(plotting.ALGORITHM_COLOURS) == set(names) == set(plotting.ALGORITHM_MARKERS)
+    assert len({plotting.ALGORITHM_COLOURS[n] for n in names if n != "ANM"}) == len(names) - 1
+    palette = plotting.palette_for(["Priv-PC", "mine", "other"])
+    assert palette["Priv-PC"] == plotting.ALGORITHM_COLOURS["Priv-PC"]
+    assert len(set(palette.values())) == 3
+
+
+def test_draw_graph_draws_undirected_edges_without_arrows():
+    g = nx.DiGraph([("A", "B"), ("B", "A"), ("B", "C"), ("D", "C")])
+    fig, ax = plt.subplots()
+    pos = plotting.draw_graph(g, ax, title="CPDAG")
+    arrows = [p for p in ax.patches if isinstance(p, matplotlib.patches.FancyArrowPatch)]
+    lines = [c for c in ax.collections if isinstance(c, matplotlib.collections.LineCollection)]
+    assert len(arrows) == 2  # B->C and D->C
+    assert len(lines) == 1 and len(lines[0].get_segments()) == 1  # A-B once, no arrow head
+    assert set(pos) == set(g) and ax.get_title() == "CPDAG"
+    fig2, ax2 = plt.subplots()
+    assert plotting.draw_graph(nx.DiGraph([("A", "B")]), ax2, pos=pos) == pos
+    with pytest.raises(ValueError, match="no position for node"):
+        plotting.draw_graph(nx.DiGraph([("A", "Z")]), ax2, pos=pos)
+    with pytest.raises(TypeError, match="g must be a networkx.DiGraph"):
+        plotting.draw_graph(nx.Graph(), ax2)
+    plt.close("all")
+
+
+def test_errorbar_plot_draws_mean_and_std():
+    df = pd.DataFrame({"epsilon": [0.1, 0.1, 1.0, 1.0] * 2, "f1": [0.2, 0.4, 0.8, 0.8, 0.5, 0.5, 0.9, 0.7],
+                       "algorithm": ["EM-PC"] * 4 + ["Priv-PC"] * 4})
+    ax = plotting.errorbar_plot(df, "epsilon", "f1", "algorithm", logx=True)
+    line = ax.get_lines()[0]
+    assert np.allclose(line.get_ydata(), [0.3, 0.8])
+    assert line.get_color() == plotting.ALGORITHM_COLOURS["EM-PC"]
+    assert ax.get_xscale() == "log" and [t.get_text() for t in ax.get_legend().get_texts()] == ["EM-PC", "Priv-PC"]
+    with pytest.raises(ValueError, match="hue='method' is not a column"):
+        plotting.errorbar_plot(df, "epsilon", "f1", "method")
+    plt.close("all")

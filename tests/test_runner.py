@@ -1,0 +1,137 @@
+"""The papermill runner and the command line, on throw-away notebooks."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from dpcd.cli import main
+from dpcd.runner import NotebookError, find_notebooks, reproduce
+
+PARAMETERS = 'profile = "quick"\nseed = 0\nn_jobs = 1\nout_dir = "../figures/default"\n'
+
+RECORD = """\
+import json, pathlib, sys
+out = pathlib.Path(out_dir)
+out.mkdir(parents=True, exist_ok=True)
+(out / "seen.json").write_text(json.dumps(
+    {"profile": profile, "seed": seed, "n_jobs": n_jobs, "out_dir": out_dir, "python": sys.executable}))
+"""
+
+
+def write_notebook(folder: Path, name: str, *cells: str) -> Path:
+    """A notebook with a tagged parameters cell followed by ``cells``."""
+    nb = nbformat.v4.new_notebook()
+    parameters = nbformat.v4.new_code_cell(PARAMETERS)
+    parameters.metadata["tags"] = ["parameters"]
+    nb.cells = [parameters, *(nbformat.v4.new_code_cell(c) for c in cells)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """notebooks/ with two working notebooks and one failing one; a decoy kernelspec on JUPYTER_PATH."""
+    notebooks = tmp_path / "notebooks"
+    write_notebook(notebooks, "b_second", RECORD)
+    write_notebook(notebooks, "a_first", RECORD, "print('ok')")
+    write_notebook(notebooks, "c_broken", "x = 1", "if profile == 'smoke':\n    raise ValueError('bad profile\\nmore')")
+    # a kernelspec named python3 that points elsewhere must not be picked up
+    decoy = tmp_path / "jupyter" / "kernels" / "python3"
+    decoy.mkdir(parents=True)
+    (decoy / "kernel.json").write_text(json.dumps({
+        "argv": [str(tmp_path / "no-such-python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "decoy", "language": "python",
+    }))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    return tmp_path
+
+
+def test_parameters_injected_and_kernel_is_this_python(project, capsys):
+    out = project / "figures"
+    executed = reproduce("smoke", only=["b_second", "a_first"], jobs=2, out=out, notebooks_dir=project / "notebooks")
+    assert executed == [out / "a_first" / "a_first.ipynb", out / "b_second" / "b_second.ipynb"]
+    seen = json.loads((out / "a_first" / "seen.json").read_text())
+    assert seen["profile"] == "smoke" and seen["n_jobs"] == 2 and seen["seed"] == 0
+    assert seen["out_dir"] == "../figures/a_first"  # relative to the notebook's folder
+    assert Path(seen["python"]) == Path(sys.executable)
+    info = json.loads((out / "a_first" / "run.json").read_text())
+    assert info["profile"] == "smoke" and info["seconds"] >= 0 and info["packages"]["dpcd"]
+    assert not any(str(project) in str(v) for v in info.values())
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"\[1/2\] a_first \(smoke\) \.\.\. done in \d+\.\d s", lines[0])
+    assert lines[1].startswith("[2/2] b_second (smoke) ...")
+    stored = nbformat.read(executed[0], as_version=4)
+    assert any("injected-parameters" in c.metadata.get("tags", []) for c in stored.cells)
+    assert not list(out.rglob(".*.partial.ipynb"))
+
+
+def test_failure_names_notebook_and_cell(project):
+    out = project / "out"
+    with pytest.raises(NotebookError) as info:
+        reproduce("smoke", only="c_broken", out=out, notebooks_dir=project / "notebooks", progress=False)
+    message = str(info.value)
+    assert "notebook c_broken failed in cell [" in message
+    assert "if profile == 'smoke':" in message and "ValueError: bad profile" in message
+    assert (out / "c_broken" / "c_broken.failed.ipynb").exists()
+    assert not (out / "c_broken" / "c_broken.ipynb").exists() and not (out / "c_broken" / "run.json").exists()
+
+
+def test_cli_exit_status_and_single_error_line(project, capsys):
+    notebooks = str(project / "notebooks")
+    out = project / "cli"
+    status = main(["reproduce", "--profile", "smoke", "--only", "c_broken", "a_first", "--keep-going",
+                   "--notebooks", notebooks, "--out", str(out)])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert captured.err.count("\n") == 1 and "notebook c_broken failed in cell" in captured.err
+    assert (out / "a_first" / "run.json").exists()  # --keep-going ran the others
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["reproduce", "--profile", "huge"], "invalid choice: 'huge'"),
+        (["reproduce", "--only", "missing"], "no notebook named 'missing'"),
+        (["reproduce", "--jobs", "0"], "jobs must be >= 1"),
+        (["reproduce", "--jobs", "two"], "invalid int value"),
+        (["reproduce", "--out", "FILE"], "exists and is not a folder"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([], "choose a command"),
+    ],
+)
+def test_cli_bad_input_exits_2_without_writing(project, capsys, argv, match):
+    (project / "FILE").write_text("not a folder")
+    argv = [str(project / "FILE") if a == "FILE" else a for a in argv]
+    if argv[:1] == ["reproduce"]:
+        argv += ["--notebooks", str(project / "notebooks")]
+        if "--out" not in argv:
+            argv += ["--out", str(project / "never")]
+    with pytest.raises(SystemExit) as info:
+        raise SystemExit(main(argv))
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(match, err)
+    assert not (project / "never").exists()
+
+
+def test_find_notebooks_and_argument_checks(project):
+    folder = project / "notebooks"
+    assert [p.stem for p in find_notebooks(folder)] == ["a_first", "b_second", "c_broken"]
+    assert [p.stem for p in find_notebooks(folder, "b_second.ipynb")] == ["b_second"]
+    with pytest.raises(ValueError, match="profile must be one of"):
+        reproduce("medium", notebooks_dir=folder, out=project / "x")
+    with pytest.raises(TypeError, match="jobs must be an integer"):
+        reproduce("smoke", jobs=1.5, notebooks_dir=folder, out=project / "x")
+    with pytest.raises(ValueError, match="is not a folder"):
+        find_notebooks(project / "nowhere")
+    assert not (project / "x").exists()
