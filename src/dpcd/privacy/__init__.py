@@ -48,3 +48,21 @@ __all__ = [
     "report_noisy_max",
     "subsampled_epsilon",
 ]
+
+from .sensitivity import (  # noqa: E402  (rank-statistic sensitivities, Wang et al. 2020 App. D-E)
+    conditional_kendall_sensitivity,
+    conditional_spearman_sensitivity,
+    kendall_tau_sensitivity,
+    pvalue_sensitivity,
+    reference_pvalue_sensitivity,
+    spearman_sensitivity,
+)
+
+__all__ += [
+    "conditional_kendall_sensitivity",
+    "conditional_spearman_sensitivity",
+    "kendall_tau_sensitivity",
+    "pvalue_sensitivity",
+    "reference_pvalue_sensitivity",
+    "spearman_sensitivity",
+]
