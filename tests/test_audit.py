@@ -1,0 +1,282 @@
+"""Empirical privacy auditing (dpcd.audit) and neighbouring-pair constructions (dpcd.neighbours)."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dpcd import audit
+from dpcd.citests import g2_test
+from dpcd.neighbours import (
+    NeighbouringPair,
+    add_record,
+    adversarial_record,
+    are_neighbours,
+    borderline_ci_pair,
+    corner_records,
+    discrete_domain,
+    g2_pvalue_2x2,
+    outlier_pair,
+    random_neighbour,
+    remove_record,
+    replace_record,
+)
+
+CONFIDENCE = 0.95
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def test_clopper_pearson_matches_scipy_exact_interval():
+    for k, n in [(0, 10), (3, 10), (10, 10), (517, 10_000), (1, 1)]:
+        low, high = audit.clopper_pearson(k, n, confidence=0.9)
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.9, method="exact")
+        assert low == pytest.approx(ci.low, abs=1e-12)
+        assert high == pytest.approx(ci.high, abs=1e-12)
+
+
+def test_one_sided_clopper_pearson_is_the_two_sided_interval_at_twice_the_error():
+    low, high = audit.clopper_pearson(np.array([4, 40]), np.array([50, 500]), confidence=0.95, side="lower")
+    low2, _ = audit.clopper_pearson(np.array([4, 40]), np.array([50, 500]), confidence=0.90)
+    np.testing.assert_allclose(low, low2, rtol=1e-12)
+    np.testing.assert_array_equal(high, [1.0, 1.0])
+
+
+def test_epsilon_lower_bound_formula_and_clipping():
+    k0, n0, k1, n1 = 600, 1000, 200, 1000
+    per_side = 1 - (1 - CONFIDENCE) / 2
+    low0 = stats.beta.ppf(1 - per_side, k0, n0 - k0 + 1)
+    high1 = stats.beta.ppf(per_side, k1 + 1, n1 - k1)
+    assert audit.epsilon_lower_bound(k0, n0, k1, n1, confidence=CONFIDENCE) == pytest.approx(
+        math.log(low0 / high1), rel=1e-12)
+    assert audit.epsilon_lower_bound(k0, n0, k1, n1, delta=0.1, confidence=CONFIDENCE) == pytest.approx(
+        math.log((low0 - 0.1) / high1), rel=1e-12)
+    # no evidence: equal frequencies, or p0 below delta
+    assert audit.epsilon_lower_bound(500, 1000, 500, 1000) == 0.0
+    assert audit.epsilon_lower_bound(5, 1000, 0, 1000, delta=0.5) == 0.0
+
+
+def test_lower_bound_coverage_on_randomised_response():
+    """The bound exceeds the true ε in at most 5% of repetitions (plus 3 binomial sd).
+
+    Randomised response with ε = 1: P[output 1 | bit 1] = e/(1+e), P[output 1 | bit 0] = 1/(1+e),
+    the event "output 1" attains the ratio e^ε exactly, so this is the hardest case for coverage.
+    """
+    epsilon, n, repetitions = 1.0, 2_000, 4_000
+    rng = np.random.default_rng(11)
+    p0 = math.exp(epsilon) / (1 + math.exp(epsilon))
+    k0 = rng.binomial(n, p0, size=repetitions)
+    k1 = rng.binomial(n, 1 - p0, size=repetitions)
+    bounds = audit.epsilon_lower_bound(k0, n, k1, n, confidence=CONFIDENCE)
+    exceed = float(np.mean(bounds > epsilon))
+    assert exceed <= (1 - CONFIDENCE) + 3 * math.sqrt(0.05 * 0.95 / repetitions)
+    # and the bound is informative: its median is within 0.25 of the truth at n = 2000
+    assert np.median(bounds) > epsilon - 0.25
+
+
+# --------------------------------------------------------------------------- mechanisms
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_correct_laplace_and_gaussian_are_not_flagged(seed):
+    cases = {c.name: c for c in audit.mechanism_cases(epsilon=1.0, delta=1e-5, rng=seed)}
+    for name in ("Laplace", "Gaussian (classical)", "Gaussian (analytic)"):
+        result = audit.run_case(cases[name], n_runs=100_000, rng=seed, confidence=CONFIDENCE)
+        assert result.epsilon_lower <= result.claimed_epsilon, (name, result)
+        assert not result.violation
+
+
+def test_laplace_audit_is_nearly_tight():
+    """On the clipping-bound pair the Laplace tail ratio is exactly e^ε: the bound gets close."""
+    case = audit.mechanism_cases(epsilon=1.0, rng=0)[0]
+    result = audit.run_case(case, n_runs=200_000, rng=5)
+    assert 0.85 < result.epsilon_lower <= 1.0
+
+
+def test_exponential_mechanism_and_sparse_vector_are_not_flagged():
+    cases = {c.name: c for c in audit.mechanism_cases(epsilon=1.0, rng=0)}
+    for name in ("Exponential mechanism", "Sparse vector"):
+        result = audit.run_case(cases[name], n_runs=8_000, n_select=2_000, rng=3)
+        assert not result.violation, result
+        assert result.epsilon_lower > 0.2, result  # the pair is adversarial enough to show leakage
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_broken_mechanisms_are_flagged(index):
+    case = audit.broken_cases(epsilon=1.0, rng=0)[index]
+    assert case.expect_violation
+    n_runs = 100_000 if case.vectorised else 6_000
+    result = audit.run_case(case, n_runs=n_runs, n_select=2_000 if not case.vectorised else None, rng=7)
+    assert result.violation, result
+    assert result.epsilon_lower > 1.3 * case.epsilon
+
+
+def test_broken_laplace_flagged_with_bonferroni_selection():
+    case = audit.broken_cases(epsilon=0.5, rng=1)[0]
+    result = audit.audit(case.mechanism, case.pair, list(case.events), epsilon=case.epsilon, n_runs=100_000,
+                         selection="bonferroni", rng=4, vectorised=True)
+    assert result.selection == "bonferroni"
+    assert result.n_candidates == 4 * len(case.events)
+    assert result.violation
+
+
+def test_audit_is_reproducible_and_independent_of_n_jobs():
+    case = audit.broken_cases(epsilon=1.0, rng=0)[2]
+    a = audit.run_case(case, n_runs=600, n_select=200, rng=9, n_jobs=1)
+    b = audit.run_case(case, n_runs=600, n_select=200, rng=9, n_jobs=2)
+    assert (a.k0, a.k1, a.event, a.direction) == (b.k0, b.k1, b.event, b.direction)
+    outputs1 = audit.sample_outputs(case.mechanism, case.pair.data, n_runs=300, rng=3, chunk_size=70)
+    outputs2 = audit.sample_outputs(case.mechanism, case.pair.data, n_runs=300, rng=3, chunk_size=70)
+    assert outputs1 == outputs2 and len(outputs1) == 300
+
+
+def test_count_events_matches_sampled_outputs():
+    case = audit.mechanism_cases(epsilon=1.0, rng=0)[0]
+    events = list(case.events[::10])
+    counts = audit.count_events(case.mechanism, case.pair.data, events, n_runs=5_000, rng=2, vectorised=True,
+                                chunk_size=1_000)
+    outputs = audit.sample_outputs(case.mechanism, case.pair.data, n_runs=5_000, rng=2, vectorised=True,
+                                   chunk_size=1_000)
+    assert outputs.shape == (5_000,)
+    np.testing.assert_array_equal(counts, [int(np.count_nonzero(e(outputs))) for e in events])
+
+
+def test_propose_with_graph_outputs():
+    """A toy 'algorithm' that drops an edge with a data-dependent probability."""
+    g_full = frozenset({("a", "b"), ("b", "a"), ("b", "c"), ("c", "b")})
+    g_drop = frozenset({("b", "c"), ("c", "b")})
+
+    def toy(data, rng):
+        p = 0.2 + 0.1 * (len(data) - 10)
+        return g_drop if rng.random() < p else g_full
+
+    pair = add_record(np.zeros(10), 0.0)
+    result = audit.audit(toy, pair, [audit.edge_present("a", "b")], epsilon=0.1, n_runs=4_000, n_select=1_000,
+                         propose=audit.observed_outputs, rng=0)
+    # the true ε is ln(0.3/0.2) = 0.405 (event "edge a−b dropped"); the claim 0.1 is refuted
+    assert result.violation
+    assert result.epsilon_lower <= math.log(1.5)
+
+
+def test_graph_events():
+    g = nx.DiGraph([("a", "b"), ("b", "a"), ("c", "b")])
+    key = audit.graph_key(g)
+    other = audit.graph_key(nx.DiGraph([("a", "b")]))
+    assert audit.edge_present("b", "a")([key, other]).tolist() == [True, True]
+    assert audit.edge_present("c", "b", oriented=True)([key, other]).tolist() == [True, False]
+    assert audit.edge_present("b", "c")([key, other]).tolist() == [True, False]
+    assert audit.graph_equals(g)([key, other]).tolist() == [True, False]
+    events = audit.observed_outputs([key, key, other], max_events=1)
+    assert len(events) == 1 and events[0]([key, other]).tolist() == [True, False]
+    assert audit.graph_key(nx.Graph([("a", "b")])) == frozenset({("a", "b"), ("b", "a")})
+
+
+def test_audit_argument_errors():
+    case = audit.mechanism_cases(epsilon=1.0, rng=0)[0]
+    with pytest.raises(ValueError, match="epsilon"):
+        audit.audit(case.mechanism, case.pair, list(case.events), epsilon=0, rng=0, vectorised=True)
+    with pytest.raises(TypeError, match="mechanism"):
+        audit.audit("laplace", case.pair, list(case.events), epsilon=1, rng=0)
+    with pytest.raises(TypeError, match="pair"):
+        audit.audit(case.mechanism, (1, 2), list(case.events), epsilon=1, rng=0)
+    with pytest.raises(TypeError, match="events"):
+        audit.audit(case.mechanism, case.pair, ["M >= 1"], epsilon=1, rng=0)
+    with pytest.raises(ValueError, match="selection"):
+        audit.audit(case.mechanism, case.pair, list(case.events), epsilon=1, rng=0, selection="best")
+    with pytest.raises(ValueError, match="n_runs"):
+        audit.audit(case.mechanism, case.pair, list(case.events), epsilon=1, rng=0, n_runs=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        audit.count_events(case.mechanism, case.pair.data, list(case.events), n_runs=10, rng=0, n_jobs=0)
+    with pytest.raises(ValueError, match="confidence"):
+        audit.clopper_pearson(1, 10, confidence=1.0)
+    with pytest.raises(ValueError, match="k must"):
+        audit.clopper_pearson(11, 10)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        audit.algorithm_case("no-such", epsilon=1.0, rng=0)
+
+
+def test_registry_reports_availability():
+    available = audit.available_algorithms()
+    assert set(available) == set(audit.ALGORITHMS)
+    assert all(isinstance(v, bool) for v in available.values())
+
+
+# --------------------------------------------------------------------------- neighbours
+
+
+def test_add_remove_replace_pairs():
+    data = np.arange(12).reshape(6, 2)
+    added = add_record(data, [100, 101])
+    assert added.relation == "add/remove" and added.neighbour.shape == (7, 2)
+    removed = remove_record(data, 2)
+    assert removed.neighbour.shape == (5, 2) and are_neighbours(data, removed.neighbour, "add/remove")
+    replaced = replace_record(data, 0, [7, 7])
+    assert replaced.relation == "replace" and are_neighbours(data, replaced.neighbour, "replace")
+    assert not are_neighbours(data, replaced.neighbour, "add/remove")
+    frame = pd.DataFrame(data, columns=["a", "b"])
+    assert add_record(frame, [1, 1]).neighbour.shape == (7, 2)
+    with pytest.raises(ValueError, match="not neighbours"):
+        NeighbouringPair(data, data[:4], "add/remove")
+    with pytest.raises(ValueError, match="not neighbours"):
+        NeighbouringPair(data, data + 1, "replace")
+    with pytest.raises(ValueError, match="relation"):
+        NeighbouringPair(data, data, "swap")
+    with pytest.raises(ValueError, match="index"):
+        remove_record(data, 6)
+
+
+def test_random_neighbour_is_a_neighbour():
+    data = np.random.default_rng(0).integers(0, 3, size=(40, 3))
+    for seed in range(6):
+        for relation in ("add/remove", "replace"):
+            pair = random_neighbour(data, relation=relation, rng=seed)
+            assert are_neighbours(pair.data, pair.neighbour, relation)
+
+
+def test_adversarial_record_maximises_the_change():
+    data = np.array([0.1, 0.2, 0.3, 0.4])
+    pair, change = adversarial_record(data, np.mean, np.array([0.0, 0.5, 1.0]))
+    assert pair.neighbour[-1] == 1.0 and change == pytest.approx(np.mean(np.r_[data, 1.0]) - 0.25)
+    domain = discrete_domain([2, 3])
+    assert domain.shape == (6, 2)
+    assert corner_records([-1, -1], [1, 1]).tolist() == [[-1, -1], [-1, 1], [1, -1], [1, 1]]
+
+
+@pytest.mark.parametrize("relation", ["add/remove", "replace"])
+@pytest.mark.parametrize("n,alpha", [(100, 0.05), (400, 0.01), (57, 0.1)])
+def test_borderline_ci_pair_flips_the_g2_decision(n, alpha, relation):
+    pair = borderline_ci_pair(n=n, alpha=alpha, n_variables=3, rng=0, relation=relation)
+    assert are_neighbours(pair.data, pair.neighbour, relation)
+    p_d = g2_test(pair.data, 0, 1).p_value
+    p_dp = g2_test(pair.neighbour, 0, 1).p_value
+    assert (p_d >= alpha) != (p_dp >= alpha)
+    assert p_d == pytest.approx(pair.meta["p_value_D"], rel=1e-9)
+    assert p_dp == pytest.approx(pair.meta["p_value_D_prime"], rel=1e-9)
+    assert abs(len(pair.data) - n) <= 1
+
+
+def test_g2_pvalue_2x2_matches_citests():
+    table = np.array([[30, 20], [18, 32]])
+    rows = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), table.ravel(), axis=0)
+    assert g2_pvalue_2x2(table) == pytest.approx(g2_test(rows, 0, 1).p_value, rel=1e-10)
+
+
+def test_outlier_pair_moves_the_correlation_most():
+    data = np.random.default_rng(1).normal(size=(50, 3)) * 0.3
+    pair = outlier_pair(data, bound=1.0, x=0, y=2)
+    change = abs(np.corrcoef(pair.neighbour[:, 0], pair.neighbour[:, 2])[0, 1]
+                 - np.corrcoef(pair.data[:, 0], pair.data[:, 2])[0, 1])
+    assert change == pytest.approx(pair.meta["correlation_change"])
+    # beats every other corner
+    for corner in corner_records(-np.ones(3), np.ones(3)):
+        other = np.vstack([pair.data, corner])
+        assert abs(np.corrcoef(other[:, 0], other[:, 2])[0, 1]
+                   - np.corrcoef(pair.data[:, 0], pair.data[:, 2])[0, 1]) <= change + 1e-12
+    replaced = outlier_pair(data, bound=1.0, relation="replace")
+    assert replaced.relation == "replace" and replaced.neighbour.shape == data.shape
