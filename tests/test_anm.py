@@ -1,0 +1,364 @@
+"""Tests of dpcd.anm: scores, every stated sensitivity by brute force, closed forms, PTR, input checks."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpcd import anm
+from dpcd.anm import _dwork_lei_draws, _krr_predict
+
+unit = st.floats(-1.0, 1.0, allow_nan=False, width=64)
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def pairs_with_neighbour(draw, min_m=3, max_m=25):
+    """A test set (a, b), a record index k and its replacement (a_k', b_k')."""
+    m = draw(st.integers(min_m, max_m))
+    a = np.array(draw(st.lists(unit, min_size=m, max_size=m)))
+    b = np.array(draw(st.lists(unit, min_size=m, max_size=m)))
+    k = draw(st.integers(0, m - 1))
+    a2, b2 = a.copy(), b.copy()
+    a2[k], b2[k] = draw(unit), draw(unit)
+    return a, b, a2, b2
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def test_rank_scores_match_scipy_on_untied_data():
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=200), rng.normal(size=200) + 0.3 * np.arange(200) / 200
+    assert anm.spearman_score(a, b, rng=1) == pytest.approx(abs(stats.spearmanr(a, b).statistic), abs=1e-12)
+    assert anm.kendall_score(a, b, rng=1) == pytest.approx(abs(stats.kendalltau(a, b).statistic), abs=1e-12)
+
+
+def test_iqr_uses_order_statistics():
+    a = np.arange(9.0)  # i1 = 2, i3 = 6
+    assert anm.iqr(a) == 4.0
+    assert anm.iqr_score(a, 2 * a) == pytest.approx(math.log(4.0) + math.log(8.0))
+    assert anm.iqr_score(np.zeros(8), a[:8]) == -math.inf
+
+
+def test_krr_matches_scikit_learn():
+    from sklearn.kernel_ridge import KernelRidge
+
+    rng = np.random.default_rng(1)
+    x, y, xt = rng.uniform(-1, 1, 40), rng.uniform(-1, 1, 40), rng.uniform(-1, 1, 7)
+    lam, sigma = 0.05, 0.4
+    pred, _ = _krr_predict(x, y, xt, lam=lam, bandwidth=sigma)
+    ref = KernelRidge(alpha=x.size * lam / 2, kernel="rbf", gamma=1 / (2 * sigma**2)).fit(x[:, None], y)
+    np.testing.assert_allclose(pred, ref.predict(xt[:, None]), atol=1e-10)
+
+
+# --------------------------------------------------------------------------- test-set sensitivities
+
+
+@SETTINGS
+@given(pairs_with_neighbour(), st.integers(0, 2**32 - 1))
+def test_spearman_sensitivity_holds(data, seed):
+    a, b, a2, b2 = data
+    change = abs(anm.spearman_score(a, b, rng=seed) - anm.spearman_score(a2, b2, rng=seed))
+    assert change <= anm.spearman_sensitivity(a.size) + 1e-12
+
+
+@SETTINGS
+@given(pairs_with_neighbour(), st.integers(0, 2**32 - 1))
+def test_kendall_sensitivity_holds(data, seed):
+    a, b, a2, b2 = data
+    change = abs(anm.kendall_score(a, b, rng=seed) - anm.kendall_score(a2, b2, rng=seed))
+    assert change <= anm.kendall_sensitivity(a.size) + 1e-12
+
+
+@SETTINGS
+@given(pairs_with_neighbour(), st.floats(0.02, 5.0), st.floats(0.02, 5.0))
+def test_hsic_test_sensitivity_holds(data, bw_a, bw_b):
+    a, b, a2, b2 = data
+    change = abs(anm.hsic_score(a, b, bandwidth_a=bw_a, bandwidth_b=bw_b)
+                 - anm.hsic_score(a2, b2, bandwidth_a=bw_a, bandwidth_b=bw_b))
+    assert change <= anm.hsic_test_sensitivity(a.size) + 1e-12
+
+
+def test_kendall_bound_is_attained():
+    # Kendall: points on a decreasing line, one point moved to be concordant with all.
+    m = 12
+    a, b = np.arange(m, dtype=float), -np.arange(m, dtype=float)
+    a2, b2 = a.copy(), b.copy()
+    a2[0], b2[0] = -1.0, -1e3
+    change = abs(anm.kendall_score(a, b, rng=0) - anm.kendall_score(a2, b2, rng=0))
+    assert change == pytest.approx(2 * (m - 1) / (m * (m - 1) / 2))
+
+
+# --------------------------------------------------------------------------- training-set sensitivities
+
+
+@st.composite
+def training_set_and_neighbour(draw):
+    n = draw(st.integers(2, 15))
+    x = np.array(draw(st.lists(unit, min_size=n, max_size=n)))
+    y = np.array(draw(st.lists(unit, min_size=n, max_size=n)))
+    k = draw(st.integers(0, n - 1))
+    x2, y2 = x.copy(), y.copy()
+    x2[k], y2[k] = draw(unit), draw(unit)
+    xt = np.array(draw(st.lists(unit, min_size=6, max_size=6)))
+    return x, y, x2, y2, xt
+
+
+@SETTINGS
+@given(training_set_and_neighbour(), st.floats(0.01, 1.0), st.floats(0.05, 3.0))
+def test_krr_residual_bound_holds(data, lam, bandwidth):
+    x, y, x2, y2, xt = data
+    pred, _ = _krr_predict(x, y, xt, lam=lam, bandwidth=bandwidth)
+    pred2, _ = _krr_predict(x2, y2, xt, lam=lam, bandwidth=bandwidth)
+    change = np.max(np.abs(pred - pred2))  # r' = y' - f(x'): y' is the same test data
+    assert change <= anm.krr_residual_sensitivity(x.size, lam) + 1e-10
+    assert change <= anm.krr_residual_sensitivity(x.size, lam, bound="stability") + 1e-10
+
+
+def test_krr_residual_bound_adversarial_search():
+    """Worst single replacement over a grid of extreme records: still within Thm. 5."""
+    rng = np.random.default_rng(3)
+    worst = 0.0
+    for lam in (0.01, 0.1, 1.0):
+        bound = anm.krr_residual_sensitivity(8, lam)
+        for _ in range(10):
+            x, y = rng.uniform(-1, 1, 8), rng.choice([-1.0, 1.0], 8)
+            xt = np.linspace(-1, 1, 21)
+            pred, _ = _krr_predict(x, y, xt, lam=lam, bandwidth=0.3)
+            for nx in (-1.0, 0.0, 1.0):
+                for ny in (-1.0, 1.0):
+                    x2, y2 = x.copy(), y.copy()
+                    x2[0], y2[0] = nx, ny
+                    pred2, _ = _krr_predict(x2, y2, xt, lam=lam, bandwidth=0.3)
+                    worst = max(worst, np.max(np.abs(pred - pred2)) / bound)
+    assert 0 < worst <= 1
+
+
+@SETTINGS
+@given(training_set_and_neighbour(), st.floats(0.01, 1.0), st.floats(0.1, 2.0))
+def test_hsic_training_sensitivity_holds(data, lam, bandwidth):
+    x, y, x2, y2, xt = data
+    yt = np.linspace(-1, 1, xt.size)
+    scores = []
+    for xs, ys in ((x, y), (x2, y2)):
+        pred, _ = _krr_predict(xs, ys, xt, lam=lam, bandwidth=bandwidth)
+        scores.append(anm.hsic_score(xt, yt - pred, bandwidth_a=bandwidth, bandwidth_b=bandwidth))
+    change = abs(scores[0] - scores[1])
+    lip = anm.gaussian_kernel_lipschitz(bandwidth)
+    for bound in ("paper", "direct"):
+        assert change <= anm.hsic_training_sensitivity(xt.size, x.size, lam, lipschitz=lip, bound=bound) + 1e-12
+
+
+@SETTINGS
+@given(training_set_and_neighbour(), st.floats(0.05, 1.0))
+def test_rank_distance_to_instability_has_sensitivity_one_and_protects_ranks(data, lam):
+    x, y, x2, y2, xt = data
+    yt = np.linspace(-1, 1, xt.size)
+    n = 2000  # the bound's n is public; larger n gives non-zero distances on these small sets
+    res1 = yt - _krr_predict(x, y, xt, lam=lam, bandwidth=0.5)[0]
+    res2 = yt - _krr_predict(x2, y2, xt, lam=lam, bandwidth=0.5)[0]
+    # a change of one of n records moves residuals by <= 8/(n lam^1.5): emulate it by scaling the move
+    scale = anm.krr_residual_sensitivity(n, lam) / max(np.max(np.abs(res1 - res2)), 1e-300)
+    res2 = res1 + min(scale, 1.0) * (res2 - res1)
+    d1 = anm.rank_distance_to_instability(res1, n=n, lam=lam)
+    d2 = anm.rank_distance_to_instability(res2, n=n, lam=lam)
+    assert abs(d1 - d2) <= 1
+    if d1 >= 1:
+        assert np.array_equal(np.argsort(res1), np.argsort(res2))
+
+
+def test_training_bounds_validate_lambda():
+    with pytest.raises(ValueError, match="lam"):
+        anm.krr_residual_sensitivity(10, 2.0)
+    assert anm.krr_residual_sensitivity(10, 2.0, bound="stability") > 0
+    with pytest.raises(ValueError, match="bound"):
+        anm.hsic_training_sensitivity(10, 10, 0.5, lipschitz=1.0, bound="nope")
+
+
+# --------------------------------------------------------------------------- Dwork-Lei IQR
+
+
+@SETTINGS
+@given(st.integers(4, 40).flatmap(lambda m: st.tuples(
+    st.lists(st.floats(-3, 3, allow_nan=False), min_size=m, max_size=m),
+    st.integers(0, m - 1), st.floats(-50, 50, allow_nan=False))))
+def test_iqr_stability_sensitivity_and_bins(data):
+    values, k, new = data
+    a = np.array(values)
+    a2 = a.copy()
+    a2[k] = new
+    s1, s2 = anm.iqr_stability(a), anm.iqr_stability(a2)
+    assert abs(s1.a1 - s2.a1) <= 1 and abs(s1.a2 - s2.a2) <= 1
+    for distance, (low, high) in ((s1.a1, s1.bins[0]), (s1.a2, s1.bins[1])):
+        if distance >= 2:  # every neighbour keeps its IQR inside the bin
+            assert low <= s2.iqr < high
+
+
+def test_dwork_lei_bottom_rate_on_unstable_data():
+    epsilon, delta, draws = 0.5, 0.5, 40_000
+    a = np.r_[np.zeros(30), 1.0, 2.0]  # IQR = 0: not in any bin, A_1 = A_2 = 0
+    stab = anm.iqr_stability(a)
+    assert (stab.iqr, stab.a1, stab.a2) == (0.0, 0, 0)
+    # an IQR of 0 is never released; check the test itself on A = 0 with a finite log-IQR
+    _, released = _dwork_lei_draws(np.array([0.0]), np.array([[0.0, 0.0]]), epsilon=epsilon, delta=delta,
+                                   rng=np.random.default_rng(0), size=draws)
+    p_pass = 0.5 * delta * math.exp(-epsilon)  # P(Lap(1/eps) > 1 + ln(1/delta)/eps)
+    expected_bottom = (1 - p_pass) ** 2
+    rate = 1 - released.mean()
+    assert abs(rate - expected_bottom) <= 4 * math.sqrt(expected_bottom * (1 - expected_bottom) / draws)
+    assert all(anm.dwork_lei_log_iqr(a, epsilon=epsilon, delta=delta, rng=s) is None for s in range(50))
+
+
+def test_dwork_lei_releases_on_stable_data():
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0, 1, 4000)
+    stab = anm.iqr_stability(a)
+    assert min(stab.a1, stab.a2) > 100
+    out = [anm.dwork_lei_log_iqr(a, epsilon=1.0, delta=1e-6, rng=s) for s in range(200)]
+    assert all(v is not None for v in out)
+    # released values are log IQR + Lap(1): mean within 4 standard errors (sd of Lap(1) = sqrt 2)
+    assert abs(np.mean(out) - math.log(stab.iqr)) <= 4 * math.sqrt(2 / 200)
+
+
+def test_ptr_release_bottom_rate():
+    epsilon, delta, draws = 1.0, 0.5, 20_000
+    rng = np.random.default_rng(2)
+    out = np.array([anm.ptr_release(1.0, distance=0, epsilon=epsilon, delta=delta, rng=rng) is None
+                    for _ in range(draws)])
+    expected = 1 - 0.5 * delta  # P(Lap(1/eps) <= ln(1/delta)/eps) = 1 - delta/2
+    assert abs(out.mean() - expected) <= 4 * math.sqrt(expected * (1 - expected) / draws)
+    assert all(anm.ptr_release(0.3, distance=60, epsilon=1.0, delta=1e-6, rng=s) == 0.3 for s in range(100))
+
+
+def test_training_set_rank_ptr_bottom_on_tied_residuals():
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-1, 1, 200)
+    y = np.round(x, 1)  # many tied test residuals: gamma = 0, distance 0
+    res = anm.private_anm_training_set(x, y, epsilon=1.0, delta=1e-6, scores=("spearman",), lam=0.5,
+                                       bandwidth=0.5, rng=0)
+    assert res.scores["spearman"] == (None, None)
+    assert res.decisions["spearman"] == "bottom"
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+@pytest.mark.parametrize("gamma,sigma", [(0.0, 1.0), (0.5, 1.0), (2.0, 0.7), (-0.3, 0.2)])
+def test_theorem2_matches_monte_carlo(gamma, sigma):
+    rng = np.random.default_rng(7)
+    draws = 400_000
+    p_xy = rng.laplace(0, sigma, draws)
+    p_yx = gamma + rng.laplace(0, sigma, draws)
+    estimate = np.mean(p_xy < p_yx)
+    p = anm.prob_correct_laplace(gamma, sigma)
+    assert abs(estimate - p) <= 4 * math.sqrt(p * (1 - p) / draws)
+
+
+@pytest.mark.parametrize("gamma,sigma", [(0.0, 1.0), (1.0, 1.0), (3.0, 0.5), (-1.0, 2.0)])
+def test_theorem4_matches_monte_carlo(gamma, sigma):
+    rng = np.random.default_rng(8)
+    draws = 400_000
+    noise = rng.laplace(0, sigma, (draws, 4))
+    estimate = np.mean(noise[:, 0] + noise[:, 1] < gamma + noise[:, 2] + noise[:, 3])
+    p = anm.prob_correct_log_iqr(gamma, sigma)
+    assert abs(estimate - p) <= 4 * math.sqrt(p * (1 - p) / draws)
+
+
+def test_closed_forms_limits_and_vectorisation():
+    assert anm.prob_correct_laplace(0.1, 0.0) == 1.0
+    assert anm.prob_correct_laplace(0.0, 0.0) == 0.5
+    assert anm.prob_correct_log_iqr(-math.inf, 1.0) == 0.0
+    out = anm.prob_correct_laplace(np.array([0.0, 1.0, 100.0]), 1.0)
+    assert out.shape == (3,) and out[0] == 0.5 and np.all(np.diff(out) > 0) and out[2] == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- the ANM end to end
+
+
+def _anm_data(seed, n=400):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, n)
+    return x, x**3 + 0.2 * rng.uniform(-1, 1, n)
+
+
+def test_anm_finds_the_direction_of_an_additive_noise_model():
+    right = sum(anm.anm(*_anm_data(seed), scores="hsic", rng=seed).decisions["hsic"] == "x->y"
+                for seed in range(6))
+    assert right >= 5
+
+
+def test_same_seed_same_result_and_huge_epsilon_recovers_non_private():
+    x, y = _anm_data(11)
+    first = anm.private_anm_test_set(x, y, epsilon=1.0, rng=3)
+    again = anm.private_anm_test_set(x, y, epsilon=1.0, rng=3)
+    assert first.scores == again.scores
+    plain = anm.anm(x, y, rng=3)
+    huge = anm.private_anm_test_set(x, y, epsilon=1e12, delta=1e-6, rng=3)
+    for name in ("spearman", "kendall", "hsic"):
+        assert huge.decisions[name] == plain.decisions[name]
+        assert huge.scores[name] == pytest.approx(plain.scores[name], abs=1e-9)
+
+
+def test_ledgers_compose_as_stated():
+    x, y = _anm_data(12, n=200)
+    res = anm.private_anm_test_set(x, y, epsilon=0.5, delta=1e-6, rng=0)
+    total = res.ledger.total("basic")
+    assert res.ledger.neighbouring == "replace"
+    assert total.epsilon == pytest.approx(3 * 2 * 0.5 + 4 * 3 * 0.5)
+    assert total.delta == pytest.approx(4e-6)
+    train = anm.private_anm_training_set(x, y, epsilon=0.5, lam=0.5, bandwidth=0.5, rng=0)
+    assert train.ledger.total("basic").epsilon == pytest.approx(1.0)
+    assert train.privacy == "training" and train.n == 100 and train.m == 100
+
+
+def test_iqr_epsilon_for_target():
+    eps = anm.iqr_epsilon_for_target(0.9, 1e-6)
+    assert 3 * eps == pytest.approx(0.9 / (2 * math.sqrt(6 * math.log(1e6))))
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("x,y,match", [
+    (np.arange(10.0), np.arange(9.0), "same length"),
+    (np.ones(10), np.arange(10.0), "x is constant"),
+    (np.arange(10.0), np.r_[np.arange(9.0), np.nan], "NaN"),
+    (np.arange(3.0), np.arange(3.0), "at least 4"),
+    (np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4), "1-D"),
+])
+def test_bad_pairs_are_rejected(x, y, match):
+    with pytest.raises(ValueError, match=match):
+        anm.anm(x, y, rng=0)
+
+
+def test_bad_parameters_are_rejected():
+    x, y = _anm_data(1, n=50)
+    with pytest.raises(ValueError, match="epsilon"):
+        anm.private_anm_test_set(x, y, epsilon=0, rng=0)
+    with pytest.raises(ValueError, match="delta"):
+        anm.private_anm_test_set(x, y, epsilon=1, delta=1.5, rng=0)
+    with pytest.raises(ValueError, match="scores"):
+        anm.anm(x, y, scores=("pearson",), rng=0)
+    with pytest.raises(ValueError, match="scores"):
+        anm.private_anm_training_set(x, y, epsilon=1, scores="iqr", lam=0.5, bandwidth=0.5, rng=0)
+    with pytest.raises(ValueError, match="train_fraction"):
+        anm.anm(x, y, train_fraction=0.01, rng=0)
+    with pytest.raises(TypeError, match="rng"):
+        anm.anm(x, y, rng=None)
+    with pytest.raises(ValueError, match="lam"):
+        anm.anm(x, y, lam=-1, rng=0)
+
+
+def test_pair_selection_rule():
+    import pandas as pd
+
+    table = pd.DataFrame({"pair_id": ["pair3", "pair1", "pair2", "pair4"], "n": [10, 50, 50, 20],
+                          "direction": ["x->y", "x->y", "x->y", "unknown"]})
+    assert anm.select_largest_pairs(table, 3) == ["pair1", "pair2", "pair3"]
+    flips = anm.pair_orientations(["a", "b", "c"], rng=0)
+    assert flips == anm.pair_orientations(["a", "b", "c"], rng=0)
