@@ -823,7 +823,7 @@ def test_set_cell(pair_id: str, swap: bool, epsilons: Sequence[float], *, n_draw
     for name in SCORES:
         s_xy, s_yx = _fit_scores(fit, name, generator)
         margin = _signed_margin(s_xy, s_yx, truth)
-        base = {"pair_id": pair_id, "score": name, "n": fit.n, "m": fit.m, "s_xy": s_xy, "s_yx": s_yx,
+        base = {"score": name, "n": fit.n, "m": fit.m, "s_xy": s_xy, "s_yx": s_yx,
                 "margin": margin}
         rows.append({**base, "epsilon": math.inf, "p_correct": float(prob_correct_laplace(margin, 0.0)),
                      "closed_form": float(prob_correct_laplace(margin, 0.0)), "bottom_rate": 0.0})
@@ -877,7 +877,7 @@ def training_set_cell(pair_id: str, swap: bool, lams: Sequence[float], epsilons:
                                                     residual_bound="paper" if lam <= 1 else "stability")
             for epsilon in epsilons:
                 epsilon = check_epsilon(epsilon)
-                rows.append({"pair_id": pair_id, "lam": lam, "bound": bound, "epsilon": epsilon,
+                rows.append({"lam": lam, "bound": bound, "epsilon": epsilon,
                              "n": fit.n, "m": fit.m, "margin": margin, "sensitivity": sensitivity,
                              "p_correct": float(prob_correct_laplace(margin, sensitivity / epsilon))})
     return rows
