@@ -66,3 +66,7 @@ __all__ += [
     "reference_pvalue_sensitivity",
     "spearman_sensitivity",
 ]
+
+from .sieve import SieveAndExamine, optimal_subsample_size, sieve_epsilon  # noqa: E402  (Wang et al. 2020, Alg. 1)
+
+__all__ += ["SieveAndExamine", "optimal_subsample_size", "sieve_epsilon"]
