@@ -1,0 +1,317 @@
+"""Distance scores of G² tests: how many records must change before a decision flips.
+
+EM-PC (Xu, Yuan & Wu 2017, Eq. 5) replaces the p-value of a G² test by the
+*distance score*: the minimum number of records that must be added or removed
+until the test's decision changes side. It has sensitivity 1 because one
+record is one step of that distance (triangle inequality), while the p-value
+itself can move arbitrarily.
+
+Conventions used here
+---------------------
+* The test is G² with the **public** degrees of freedom of the paper
+  (Sec. III-A): df = (|X| − 1)(|Y| − 1) ∏ |S_h| from the domain sizes, so the
+  decision "independent" ⇔ p > α ⇔ G² < c with c = χ²_df⁻¹(1 − α) fixed. (The
+  non-private :func:`dpcd.citests.g2_test` subtracts empty rows/columns from
+  df as causal-learn does; on tables without empty rows/columns they agree.)
+* A *step* adds or removes one record, i.e. changes one cell of the full
+  (stratum, X, Y) table by ±1 (the add/remove neighbouring relation). Every
+  stratum of the domain is a cell block, also the empty ones; empty strata are
+  interchangeable, so at most two of them are kept (:func:`full_table`).
+* The signed score is ``k − 1`` when the test says independent and ``−k``
+  when it says dependent, where ``k`` is the flip distance. The paper writes
+  ±k (Eq. 5); that has sensitivity 2 at the decision boundary (a neighbour on
+  the other side has score ∓1). Shifting one side by one makes it 1-Lipschitz
+  and turns the paper's quality q₂ (Eq. 6–8, whose "− 1" terms assume
+  exactly this shift) into ``min(u_(t), −u_(t+1) − 1)`` over the sorted
+  scores, see :func:`count_quality`.
+* Scores are clipped to ``[−max_distance, max_distance − 1]`` with a
+  data-independent ``max_distance``; clipping keeps the sensitivity at 1.
+
+Exact versus greedy
+-------------------
+:func:`flip_distance` first runs a **greedy** search: repeatedly apply the
+single-cell change that moves G² furthest towards the threshold, taking
+several copies of the same change at once while its marginal gain stays at
+least the best alternative gain (all candidate batch sizes are evaluated in
+closed form, so a crossing inside a batch is found exactly). The greedy path
+is a feasible sequence of changes, so its length is an **upper bound** on the
+distance. When that bound is small enough for the table, an **exact**
+breadth-first search over all tables within ``bound − 1`` steps (at most
+``exact_states`` distinct tables) confirms it or finds a shorter path; the
+result then is the exact minimum. Privacy: the sensitivity-1 claim
+(Corollaries 1–2 of the paper) is a theorem for exact distances; for greedy
+distances it is not proven (the greedy bound of two neighbouring tables can
+differ by more than one when the greedy takes different paths), so a run whose
+scores were not all exact is ε-DP only to the extent the greedy bound is
+1-Lipschitz. Each EM-PC run reports how many scores were exact.
+
+References
+----------
+Xu, Yuan & Wu (2017), "Differential privacy preserving causal graph
+discovery", IEEE PAC, Eq. 5–8, Cor. 1–2.
+Johnson & Shmatikov (2013), "Privacy-preserving data exploration in
+genome-wide association studies", KDD (the distance score).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import special
+
+from ._validation import check_int, check_probability
+
+__all__ = [
+    "DistanceResult",
+    "xlogx",
+    "g2_statistic",
+    "g2_public_dof",
+    "g2_threshold",
+    "full_table",
+    "flip_distance",
+    "distance_score",
+    "count_quality",
+]
+
+
+def xlogx(x: np.ndarray | float) -> np.ndarray:
+    """x·ln x with 0·ln 0 = 0 (elementwise)."""
+    return special.xlogy(x, x)
+
+
+def _stratum_g2(table: np.ndarray) -> np.ndarray:
+    """G² of each stratum: 2[Σ O ln O − Σ r ln r − Σ c ln c + n ln n]."""
+    return 2.0 * (xlogx(table).sum(axis=(1, 2)) - xlogx(table.sum(axis=2)).sum(axis=1)
+                  - xlogx(table.sum(axis=1)).sum(axis=1) + xlogx(table.sum(axis=(1, 2))))
+
+
+def g2_statistic(table: np.ndarray) -> float:
+    """G² = 2 Σ O ln(O/E) of a stratified table (strata, |X|, |Y|), E from each stratum's margins."""
+    table = np.asarray(table, dtype=np.float64)
+    if table.ndim != 3:
+        raise ValueError(f"table must have shape (strata, |X|, |Y|), got {table.shape}")
+    return float(max(_stratum_g2(table).sum(), 0.0))
+
+
+def g2_public_dof(levels_x: int, levels_y: int, levels_S: Sequence[int] = ()) -> int:
+    """df = (|X| − 1)(|Y| − 1) ∏ |S_h| from the (public) domain sizes (paper 000, Sec. III-A)."""
+    dof = (int(levels_x) - 1) * (int(levels_y) - 1)
+    for k in levels_S:
+        dof *= int(k)
+    return max(dof, 1)
+
+
+def g2_threshold(dof: int, alpha: float) -> float:
+    """c with P(χ²_dof ≥ c) = α: the test says independent (p > α) iff G² < c."""
+    alpha = check_probability(alpha, "alpha")
+    return float(special.chdtri(dof, alpha))
+
+
+def full_table(codes: np.ndarray, x: int, y: int, S: Sequence[int], levels: np.ndarray,
+               *, max_empty_strata: int = 2) -> np.ndarray:
+    """Counts of (stratum, X, Y) over the observed strata plus up to ``max_empty_strata`` empty ones.
+
+    ``codes`` are integer codes (rows × variables), ``levels`` the public
+    domain sizes. Empty strata of the domain are interchangeable for the flip
+    distance, so keeping two of them (when the domain has that many) loses
+    nothing a short path could use.
+    """
+    kx, ky = int(levels[x]), int(levels[y])
+    n = codes.shape[0]
+    code = np.zeros(n, dtype=np.int64)
+    n_strata = 1
+    for s in S:
+        code *= int(levels[s])
+        code += codes[:, s]
+        n_strata *= int(levels[s])
+    if n_strata <= 4 * n + 16:
+        counts = np.bincount(code * (kx * ky) + codes[:, x] * ky + codes[:, y], minlength=n_strata * kx * ky)
+        table = counts.reshape(n_strata, kx, ky)
+        occupied = table.sum(axis=(1, 2)) > 0
+        n_empty = n_strata - int(occupied.sum())
+    else:
+        uniq, inverse = np.unique(code, return_inverse=True)
+        counts = np.bincount(inverse * (kx * ky) + codes[:, x] * ky + codes[:, y], minlength=len(uniq) * kx * ky)
+        table = counts.reshape(len(uniq), kx, ky)
+        occupied = np.ones(len(uniq), dtype=bool)
+        n_empty = n_strata - len(uniq)
+    kept = table[occupied]
+    extra = min(n_empty, int(max_empty_strata))
+    if extra:
+        kept = np.concatenate([kept, np.zeros((extra, kx, ky), dtype=kept.dtype)])
+    return kept.astype(np.float64)
+
+
+@dataclass(frozen=True)
+class DistanceResult:
+    """Flip distance ``k`` (≥ 1, at most ``max_distance``), whether it is exact, and the side."""
+
+    k: int
+    exact: bool
+    independent: bool
+    statistic: float
+
+    @property
+    def score(self) -> int:
+        """Signed, 1-Lipschitz score: k − 1 when independent, −k when dependent."""
+        return self.k - 1 if self.independent else -self.k
+
+
+def _unit_gains(T: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray, sign: int) -> np.ndarray:
+    """Change of G² when one record is added (sign=+1) to / removed (−1) from each cell."""
+    def d(v: np.ndarray) -> np.ndarray:
+        return xlogx(v + sign) - xlogx(v)
+    gains = 2.0 * (d(T) - d(r)[:, :, None] - d(c)[:, None, :] + d(n)[:, None, None])
+    if sign < 0:
+        gains[T < 1] = np.nan
+    return gains
+
+
+def _greedy(T: np.ndarray, threshold: float, increase: bool, cap: int) -> int:
+    """Length of a greedy path of unit changes that moves G² across ``threshold`` (≤ cap, else cap)."""
+    T = T.copy()
+    r, c, n = T.sum(axis=2), T.sum(axis=1), T.sum(axis=(1, 2))
+    g = _stratum_g2(T)
+    total = float(g.sum())
+    want = 1.0 if increase else -1.0
+    k = 0
+    while k < cap:
+        plus = _unit_gains(T, r, c, n, +1) * want
+        minus = _unit_gains(T, r, c, n, -1) * want
+        both = np.stack([plus, minus])
+        flat = np.where(np.isnan(both), -np.inf, both).ravel()
+        order = np.argsort(flat)[::-1][:2]
+        best = order[0]
+        if not np.isfinite(flat[best]) or flat[best] <= 0:
+            return cap  # no unit change moves towards the threshold
+        second = flat[order[1]] if len(order) > 1 and np.isfinite(flat[order[1]]) else 0.0
+        which, s, a, b = np.unravel_index(best, both.shape)
+        sign = 1 if which == 0 else -1
+        limit = cap - k
+        if sign < 0:
+            limit = min(limit, int(T[s, a, b]))
+        limit = max(1, min(limit, 4096))
+        m = np.arange(1, limit + 1, dtype=np.float64) * sign
+        new_g = g[s] + 2.0 * (xlogx(T[s, a, b] + m) - xlogx(T[s, a, b]) - xlogx(r[s, a] + m) + xlogx(r[s, a])
+                              - xlogx(c[s, b] + m) + xlogx(c[s, b]) + xlogx(n[s] + m) - xlogx(n[s]))
+        new_total = total - g[s] + new_g
+        crossed = new_total >= threshold if increase else new_total < threshold
+        if crossed.any():
+            return k + int(np.argmax(crossed)) + 1
+        marginal = np.diff(np.concatenate([[g[s]], new_g])) * want
+        keep = marginal >= max(second, 0.0) - 1e-12
+        steps = int(np.argmin(keep)) if not keep.all() else limit
+        # far from the threshold, take at least a quarter of the linearised remaining gap at once
+        gap = abs(threshold - total)
+        steps = min(max(steps, 1, int(gap / (4.0 * flat[best]))), limit)
+        delta = steps * sign
+        T[s, a, b] += delta
+        r[s, a] += delta
+        c[s, b] += delta
+        n[s] += delta
+        g[s] = new_g[steps - 1]
+        total = float(g.sum())
+        k += steps
+    return cap
+
+
+def _exact(T: np.ndarray, threshold: float, increase: bool, depth: int, max_states: int) -> int | None:
+    """Breadth-first search: the smallest k ≤ depth crossing the threshold, ``depth + 1`` if none,
+    ``None`` when more than ``max_states`` tables would have to be visited."""
+    shape = T.shape
+    layer = {T.tobytes(): T}
+    seen = set(layer)
+    for k in range(1, depth + 1):
+        nxt: dict[bytes, np.ndarray] = {}
+        for state in layer.values():
+            r, c, n = state.sum(axis=2), state.sum(axis=1), state.sum(axis=(1, 2))
+            base = float(_stratum_g2(state).sum())
+            for sign in (+1, -1):
+                gains = _unit_gains(state, r, c, n, sign)
+                valid = ~np.isnan(gains)
+                new = base + np.where(valid, gains, 0.0)
+                hit = (new >= threshold) if increase else (new < threshold)
+                if np.any(hit & valid):
+                    return k
+                if k == depth:
+                    continue
+                for idx in zip(*np.nonzero(valid)):
+                    child = state.copy()
+                    child[idx] += sign
+                    key = child.tobytes()
+                    if key not in seen:
+                        seen.add(key)
+                        nxt[key] = child
+                        if len(seen) > max_states:
+                            return None
+        layer = nxt
+        if not layer:
+            break
+    del shape
+    return depth + 1
+
+
+def _exact_feasible(cells: int, depth: int, max_states: int) -> bool:
+    """Whether the search over tables within ``depth`` steps fits its budget: the integer
+    points of the L1 ball of radius depth − 1 in ``cells`` dimensions number
+    Σ_j 2^j C(cells, j) C(depth − 1, j) (non-negativity removes some of them)."""
+    if depth <= 1:
+        return True
+    radius = depth - 1
+    j = np.arange(0, min(cells, radius) + 1)
+    points = float(np.sum(2.0 ** j * special.comb(cells, j) * special.comb(radius, j)))
+    return points <= 4 * max_states
+
+
+def flip_distance(table: np.ndarray, *, threshold: float, max_distance: int = 100_000,
+                  exact_states: int = 500) -> DistanceResult:
+    """Minimum number of added/removed records that moves G² of ``table`` across ``threshold``.
+
+    ``table``: counts (strata, |X|, |Y|), e.g. from :func:`full_table`.
+    ``threshold``: c of :func:`g2_threshold` (independent iff G² < c).
+    ``max_distance``: data-independent cap; the distance is reported as
+    ``min(k, max_distance)``. ``exact_states``: budget of the exact
+    breadth-first search (0 disables it). See the module docstring for when
+    the result is exact and what that means for privacy.
+    """
+    T = np.asarray(table, dtype=np.float64)
+    if T.ndim != 3:
+        raise ValueError(f"table must have shape (strata, |X|, |Y|), got {T.shape}")
+    if np.any(T < 0) or not np.all(np.isfinite(T)):
+        raise ValueError("table must hold finite non-negative counts")
+    max_distance = check_int(max_distance, "max_distance", minimum=1)
+    exact_states = check_int(exact_states, "exact_states", minimum=0)
+    statistic = g2_statistic(T)
+    independent = statistic < threshold
+    upper = _greedy(T, threshold, increase=independent, cap=max_distance)
+    if upper <= 1:
+        return DistanceResult(1, True, independent, statistic)
+    if exact_states and _exact_feasible(T.size, upper - 1, exact_states):
+        found = _exact(T, threshold, independent, upper - 1, exact_states)
+        if found is not None:
+            return DistanceResult(min(found, upper), True, independent, statistic)
+    return DistanceResult(upper, False, independent, statistic)
+
+
+def distance_score(table: np.ndarray, *, threshold: float, max_distance: int = 100_000,
+                   exact_states: int = 500) -> int:
+    """Signed 1-Lipschitz distance score: k − 1 if the test says independent, −k otherwise (k = flip distance)."""
+    return flip_distance(table, threshold=threshold, max_distance=max_distance, exact_states=exact_states).score
+
+
+def count_quality(scores: np.ndarray) -> np.ndarray:
+    """Quality q₂(t), t = 0..α, of "t neighbours are independent" (paper 000, Eq. 6–8).
+
+    With the scores u sorted decreasingly (u_(0) = +∞, u_(α+1) = −∞),
+    q₂(t) = min(u_(t), −u_(t+1) − 1). This is exactly Eq. 6–8 written with the
+    shifted scores of :class:`DistanceResult` (independent ⇔ u ≥ 0): the right
+    count gets min(k_t − 1, k'_{t+1} − 1) ≥ 0, too small a count −k_{t+1}, too
+    large a count −k'_t. Order statistics and minima of 1-Lipschitz functions
+    are 1-Lipschitz, so q₂ has sensitivity 1 when every score has.
+    """
+    u = np.sort(np.asarray(scores, dtype=np.float64))[::-1]
+    upper = np.concatenate([[np.inf], u])
+    lower = np.concatenate([u, [-np.inf]])
+    return np.minimum(upper, -lower - 1.0)

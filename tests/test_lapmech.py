@@ -1,0 +1,73 @@
+"""LapMech (paper 000, Sec. IV-D): PC on one Laplace-noised full contingency table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcd.citests import contingency_table
+from dpcd.discovery.lapmech import NoisyTableDecider, lapmech, noisy_joint_table
+from dpcd.discovery.pc import pc
+
+
+def _chain_data(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, n)
+    b = np.where(rng.random(n) < 0.8, a, 1 - a)
+    c = np.where(rng.random(n) < 0.8, b + rng.integers(0, 2, n), rng.integers(0, 3, n))
+    d = rng.integers(0, 2, n)
+    return pd.DataFrame({"A": a, "B": b, "C": c, "D": d})
+
+
+def test_marginals_of_the_noiseless_table_are_contingency_tables():
+    data = _chain_data(3_000, 0)
+    codes = data.to_numpy()
+    levels = codes.max(axis=0) + 1
+    table = noisy_joint_table(codes, levels, epsilon=1e9, rng=0)  # noise ~ 1e-9
+    decider = NoisyTableDecider(table, 0.01)
+    for x, y, S in ((0, 1, ()), (0, 2, (1,)), (1, 3, (0, 2)), (2, 0, (3,))):
+        marginal = decider.marginal(x, y, S)
+        reference = contingency_table(codes, x, y, S, levels)
+        assert marginal.shape == (int(np.prod([levels[s] for s in S])), levels[x], levels[y])
+        np.testing.assert_allclose(marginal[marginal.sum(axis=(1, 2)) > 0.5], reference, atol=1e-3)
+
+
+def test_noise_scale_is_one_over_epsilon():
+    codes = np.zeros((10, 2), dtype=int)
+    codes[:, 1] = 1
+    table = noisy_joint_table(np.vstack([codes] * 1), [40, 50], epsilon=2.0, rng=1)
+    noise = table.ravel().astype(float)
+    noise[1] -= 10  # the one occupied cell (0, 1)
+    # Var(Lap(b)) = 2 b^2 = 0.5; 2000 cells: the sample variance is within ~5 standard errors
+    assert noise.var() == pytest.approx(0.5, abs=5 * 0.5 * np.sqrt(5 / 2000))
+    assert abs(noise.mean()) < 5 * np.sqrt(0.5 / 2000)
+
+
+def test_large_epsilon_equals_non_private_pc():
+    data = _chain_data(20_000, 2)
+    reference = pc(data, ci_test="g2", alpha=0.01)
+    result = lapmech(data, epsilon=1e8, rng=3)
+    assert result.skeleton == reference.skeleton
+    assert set(result.cpdag.edges) == set(reference.cpdag.edges)
+
+
+def test_charges_exactly_once():
+    result = lapmech(_chain_data(1_000, 4), epsilon=0.7, rng=5)
+    assert result.ledger.n_charges == 1
+    assert result.ledger.total("basic").epsilon == pytest.approx(0.7)
+    assert result.ledger.entries[0].sensitivity == 1.0
+
+
+def test_refuses_a_table_over_the_memory_bound():
+    data = _chain_data(500, 6)
+    with pytest.raises(ValueError, match="max_cells"):
+        lapmech(data, epsilon=1.0, rng=0, max_cells=10)
+
+
+def test_bad_input():
+    data = _chain_data(500, 7)
+    with pytest.raises(ValueError, match="epsilon"):
+        lapmech(data, epsilon=0.0, rng=0)
+    with pytest.raises(TypeError, match="integer"):
+        lapmech(np.random.default_rng(0).normal(size=(100, 3)), epsilon=1.0, rng=0)
