@@ -6,3 +6,5 @@ on one PC engine, one set of conditional-independence tests and one privacy ledg
 """
 
 __version__ = "0.1.0"
+
+from .discover import discover  # noqa: E402  (use `from dpcd.discover import ...` for the module's other names)
