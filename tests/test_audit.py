@@ -280,3 +280,40 @@ def test_outlier_pair_moves_the_correlation_most():
                    - np.corrcoef(pair.data[:, 0], pair.data[:, 2])[0, 1]) <= change + 1e-12
     replaced = outlier_pair(data, bound=1.0, relation="replace")
     assert replaced.relation == "replace" and replaced.neighbour.shape == data.shape
+
+
+# --------------------------------------------------------------------------- algorithms
+
+
+def test_crossing_pair_crosses_the_target():
+    from dpcd.neighbours import crossing_pair
+
+    base = np.random.default_rng(0).normal(size=(60, 2))
+
+    def make(c):
+        return np.column_stack([base[:, 0], c * base[:, 0] + base[:, 1]])
+
+    def statistic(d):
+        return -float(np.corrcoef(d[:, 0], d[:, 1])[0, 1])
+
+    pair = crossing_pair(make, statistic, target=-0.3, candidates=np.array([[-3.0, -3.0], [3.0, 3.0]]),
+                         relation="replace", low=-1.0, high=2.0)
+    assert statistic(pair.data) >= -0.3 > statistic(pair.neighbour)
+    assert are_neighbours(pair.data, pair.neighbour, "replace")
+
+
+@pytest.mark.skipif(not audit.available_algorithms().get("PCD", False), reason="dpcd.discovery.pcd not available")
+def test_pcd_local_sensitivity_violation_is_found():
+    """PCD removes the edge without noise when p − Δ_P > α: on the crossing pair the edge has
+    probability 0 on D and a positive probability on D′, which no finite ε allows."""
+    case = audit.algorithm_case("PCD", epsilon=1.0, rng=0, size="smoke")
+    result = audit.run_case(case, n_runs=400, n_select=60, rng=1)
+    assert result.k1 == 0 and result.k0 > 0
+    assert result.violation
+
+
+def test_runs_for_budget_is_clipped():
+    case = audit.mechanism_cases(epsilon=1.0, rng=0)[0]
+    assert audit.runs_for_budget(case, seconds=1.0, rng=0, maximum=5_000) == 5_000
+    slow = audit.mechanism_cases(epsilon=1.0, rng=0)[3]
+    assert audit.runs_for_budget(slow, seconds=1e-6, rng=0, minimum=7) == 7

@@ -124,6 +124,7 @@ __all__ = [
     "broken_cases",
     "available_algorithms",
     "algorithm_case",
+    "runs_for_budget",
 ]
 
 Selection = Literal["holdout", "bonferroni"]
@@ -965,3 +966,210 @@ def algorithm_case(name: str, *, epsilon: float, rng: RngLike, size: str = "quic
         spec = ALGORITHMS[name]
         raise ValueError(f"algorithm {name!r} is not available: {spec.module}.{spec.attribute} cannot be imported")
     return ALGORITHMS[name].build(epsilon=check_epsilon(epsilon), rng=as_rng(rng), size=size)
+
+
+@dataclass(frozen=True)
+class _AlgorithmRun:
+    """Run a registered algorithm once and return its graph as a :func:`graph_key` (picklable)."""
+
+    module: str
+    attribute: str
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def result(self, data: Any, rng: Any) -> Any:
+        function = getattr(importlib.import_module(self.module), self.attribute)
+        return function(data, rng=rng, **dict(self.kwargs))
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        return graph_key(self.result(data, rng))
+
+
+def _ledger_claim(run: _AlgorithmRun, pair: NeighbouringPair, rng: np.random.Generator, probes: int,
+                  fallback: float) -> tuple[float, float, str, tuple[str, ...]]:
+    """The largest basic-composition total (ε, δ) over ``probes`` runs on D and on D′, and the ledger's relation.
+
+    Ledgers of adaptive algorithms charge what a run used; the claim audited is
+    the largest total seen (``fallback`` when every probe charged nothing,
+    e.g. PCD runs that only took noiseless branches).
+    """
+    epsilons, deltas, relation, public = [], [], "", ()
+    for data in (pair.data, pair.neighbour):
+        for _ in range(probes):
+            ledger = run.result(data, rng).ledger
+            total = ledger.total("basic")
+            epsilons.append(total.epsilon)
+            deltas.append(total.delta)
+            relation, public = ledger.neighbouring, tuple(ledger.public)
+    epsilon = max(epsilons) if max(epsilons) > 0 else fallback
+    return float(epsilon), float(max(deltas)), relation, public
+
+
+_SIZES = {"smoke": 60, "quick": 200, "full": 500}
+
+
+def _graph_events(nodes: Sequence[str]) -> tuple[Event, ...]:
+    return tuple(edge_present(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1:])
+
+
+def _nodes_of(run: _AlgorithmRun, data: Any, rng: np.random.Generator) -> tuple[str, ...]:
+    return tuple(run.result(data, rng).nodes)
+
+
+def _discrete_case(name: str, module: str, attribute: str, kwargs: dict, *, epsilon: float,
+                   epsilon_argument: str, rng: np.random.Generator, size: str, alpha: float) -> AuditCase:
+    """Three binary variables; the G² test of X0 ⫫ X1 is borderline and one record flips it."""
+    from .neighbours import borderline_ci_pair
+
+    run = _AlgorithmRun(module, attribute, tuple(sorted({**kwargs, epsilon_argument: epsilon}.items())))
+    n = _SIZES[size]
+    probe = borderline_ci_pair(n=n, alpha=alpha, n_variables=3, rng=rng)
+    relation = run.result(probe.data, rng).ledger.neighbouring
+    pair = probe if relation == "add/remove" else borderline_ci_pair(n=n, alpha=alpha, n_variables=3, rng=rng,
+                                                                     relation=relation)
+    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=3, fallback=epsilon)
+    nodes = _nodes_of(run, pair.data, rng)
+    return AuditCase(name, run, pair, _graph_events(nodes), claim, delta, False, observed_outputs,
+                     note=f"{epsilon_argument}={epsilon:g}; ledger: {relation}, public {', '.join(public)}")
+
+
+def _privpc_star_case(*, epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    """Linear-Gaussian data standardised with public centre 0 and scale 1; a record at the clipping norm √p."""
+    from .neighbours import outlier_pair
+
+    n = _SIZES[size]
+    z = rng.normal(size=(n, 3))
+    data = np.column_stack([z[:, 0], 0.3 * z[:, 0] + z[:, 1], z[:, 2]])
+    data = (data - data.mean(axis=0)) / data.std(axis=0)
+    pair = outlier_pair(data, bound=1.0, x=0, y=2)  # corners of [−1, 1]^3 have norm √3 = √p: at the bound
+    kwargs = {"epsilon": epsilon, "center": (0.0, 0.0, 0.0), "scale": (1.0, 1.0, 1.0)}
+    run = _AlgorithmRun("dpcd.discovery.privpc_star", "privpc_star",
+                        tuple(sorted((k, np.asarray(v) if isinstance(v, tuple) else v) for k, v in kwargs.items())))
+    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=2, fallback=epsilon)
+    return AuditCase("PrivPC*", run, pair, _graph_events(_nodes_of(run, pair.data, rng)), claim, delta, False,
+                     observed_outputs, note=f"public centre/scale; ledger: {relation}, public {', '.join(public)}")
+
+
+@dataclass(frozen=True)
+class _KendallP:
+    def __call__(self, data: np.ndarray) -> float:
+        from .rcit import kendall_ci_test
+
+        return float(kendall_ci_test(data, 0, 1).p_value)
+
+
+@dataclass(frozen=True)
+class _LinearPair:
+    base: np.ndarray = field(repr=False)
+
+    def __call__(self, strength: float) -> np.ndarray:
+        return np.column_stack([self.base[:, 0], strength * self.base[:, 0] + self.base[:, 1]])
+
+
+def _pcd_case(*, epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    """PCD with the Kendall test on two variables: D in the noiseless branch p − Δ_P > α, D′ just outside.
+
+    On D the edge is removed with probability 1; on D′ the noisy comparison
+    keeps it with positive probability, so "edge present" has probability 0
+    on D and > 0 on D′: no finite ε covers that (the paper's Thm. 5 accounting
+    claims ε per noisy comparison).
+    """
+    from .neighbours import crossing_pair
+    from .rcit import kendall_pvalue_sensitivity
+
+    n = {"smoke": 300, "quick": 400, "full": 400}[size]
+    alpha = 0.05
+    sensitivity = kendall_pvalue_sensitivity(n)
+    base = rng.normal(size=(n, 2))
+    base[:, 0] -= base[:, 0].mean()
+    # orthogonalise so that strength 0 gives τ ≈ 0 (p ≈ 1)
+    candidates = np.array([[a, b] for a in (-3.0, 3.0) for b in (-3.0, 3.0)])
+    make = _LinearPair(base)
+    statistic = _KendallP()
+    low = 0.0
+    if statistic(make(low)) < alpha + sensitivity:
+        # start from a sample without association: shuffle the second column until p is large
+        for _ in range(50):
+            base[:, 1] = rng.permutation(base[:, 1])
+            if statistic(make(0.0)) >= alpha + sensitivity + 0.1:
+                break
+    pair = crossing_pair(make, statistic, target=alpha + sensitivity, candidates=candidates, relation="replace",
+                         low=0.0, high=1.0)
+    run = _AlgorithmRun("dpcd.discovery.pcd", "pcd",
+                        (("alpha", alpha), ("ci_test", "kendall"), ("epsilon", epsilon)))
+    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=2, fallback=epsilon)
+    return AuditCase("PCD", run, pair, _graph_events(_nodes_of(run, pair.data, rng)), claim, delta, False,
+                     observed_outputs,
+                     note=(f"Kendall test, Δ_P = {sensitivity:.3g}: p(D) = {pair.meta['statistic_D'] + 0:.4g} "
+                           f"≥ α + Δ_P (noiseless removal), p(D′) = {pair.meta['statistic_D_prime']:.4g}; "
+                           f"ledger: {relation}"))
+
+
+def _noleaks_case(*, epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    """NOLEAKS on three standardised linear-Gaussian variables; one record at the clipping box corner."""
+    from .neighbours import outlier_pair
+
+    n = _SIZES[size] + 100
+    z = rng.normal(size=(n, 3))
+    data = np.column_stack([z[:, 0], 0.8 * z[:, 0] + 0.6 * z[:, 1], z[:, 2]])
+    data = (data - data.mean(axis=0)) / data.std(axis=0)
+    pair = outlier_pair(data, bound=2.0, x=0, y=1, relation="replace")
+    run = _AlgorithmRun("dpcd.discovery.noleaks", "noleaks",
+                        (("delta", 1e-5), ("epsilon_total", epsilon), ("line_search_size", 50),
+                         ("max_evaluations", 10), ("max_iter", 10)))
+    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=1, fallback=epsilon)
+    return AuditCase("NOLEAKS", run, pair, _graph_events(_nodes_of(run, pair.data, rng)), claim, delta, False,
+                     observed_outputs, note=f"10 objective evaluations, 10 iterations; ledger: {relation}")
+
+
+def _register_defaults() -> None:
+    discrete = [
+        ("EM-PC", "dpcd.discovery.em_pc", "em_pc", {"alpha": 0.05}, "epsilon"),
+        ("LapMech", "dpcd.discovery.lapmech", "lapmech", {"alpha": 0.05}, "epsilon"),
+        ("Priv-PC", "dpcd.discovery.priv_pc", "priv_pc", {"alpha": 0.05}, "epsilon"),
+        ("SVT-PC", "dpcd.discovery.svt_pc", "svt_pc", {"alpha": 0.05}, "epsilon"),
+        ("CURATE", "dpcd.discovery.curate", "curate", {"threshold": 0.05}, "epsilon_total"),
+    ]
+    for name, module, attribute, kwargs, argument in discrete:
+        def build(*, epsilon, rng, size, _n=name, _m=module, _a=attribute, _k=kwargs, _e=argument):
+            return _discrete_case(_n, _m, _a, _k, epsilon=epsilon, epsilon_argument=_e, rng=rng, size=size,
+                                  alpha=0.05)
+
+        _register(AlgorithmSpec(name, module, attribute, "declared by the ledger", build,
+                                note="borderline G² pair on 3 binary variables"))
+    _register(AlgorithmSpec("PrivPC*", "dpcd.discovery.privpc_star", "privpc_star", "add/remove",
+                            _privpc_star_case, note="record at the clipping norm"))
+    _register(AlgorithmSpec("PCD", "dpcd.discovery.pcd", "pcd", "replace", _pcd_case,
+                            note="noiseless-branch crossing pair (local sensitivity)"))
+    _register(AlgorithmSpec("NOLEAKS", "dpcd.discovery.noleaks", "noleaks", "replace", _noleaks_case,
+                            note="record at a corner of the clipping box"))
+
+
+_register_defaults()
+
+
+def runs_for_budget(case: AuditCase, *, seconds: float, rng: RngLike, minimum: int = 20,
+                    maximum: int = 100_000, probes: int = 3) -> int:
+    """Runs per data set that fit an audit of ``case`` into about ``seconds`` of one core.
+
+    Times ``probes`` runs on D (one batch of 1000 for a vectorised mechanism)
+    and accounts for the selection sample (n_runs/4) and both data sets.
+    """
+    if not isinstance(case, AuditCase):
+        raise TypeError(f"case must be an AuditCase, got {type(case).__name__}")
+    if not seconds > 0:
+        raise ValueError(f"seconds must be > 0, got {seconds}")
+    minimum = check_int(minimum, "minimum", minimum=1)
+    maximum = check_int(maximum, "maximum", minimum=minimum)
+    import time
+
+    generator = as_rng(rng)
+    start = time.perf_counter()
+    if case.vectorised:
+        case.mechanism(case.pair.data, generator, 1000)
+        per_run = (time.perf_counter() - start) / 1000
+    else:
+        for _ in range(probes):
+            case.mechanism(case.pair.data, generator)
+        per_run = (time.perf_counter() - start) / probes
+    runs = int(seconds / (2.5 * max(per_run, 1e-9)))
+    return int(min(max(runs, minimum), maximum))

@@ -56,6 +56,7 @@ __all__ = [
     "g2_pvalue_2x2",
     "borderline_ci_pair",
     "outlier_pair",
+    "crossing_pair",
 ]
 
 RELATIONS = ("add/remove", "replace")
@@ -188,7 +189,7 @@ def remove_record(data: Any, index: int, *, description: str = "", meta: dict | 
 
 
 def replace_record(data: Any, index: int, record: Any, *, description: str = "",
-                   meta: dict | None = None) -> NeighbouringPair:
+                   meta: dict | None = None, check: bool = True) -> NeighbouringPair:
     """D = ``data``, D′ = ``data`` with record ``index`` replaced by ``record`` (replace relation)."""
     index = _check_index(data, index)
     if isinstance(data, pd.DataFrame):
@@ -198,7 +199,8 @@ def replace_record(data: Any, index: int, record: Any, *, description: str = "",
         neighbour = np.array(data, copy=True)
         neighbour[index] = record
     return NeighbouringPair(data, neighbour, "replace",
-                            description or f"D′ = D with record {index} replaced by {record!r}", dict(meta or {}))
+                            description or f"D′ = D with record {index} replaced by {record!r}", dict(meta or {}),
+                            check=check)
 
 
 def random_neighbour(data: Any, *, relation: str, rng: RngLike,
@@ -438,3 +440,56 @@ def outlier_pair(
     description = f"D′ = D with one record at a corner of the clipping box [−{bound:g}, {bound:g}]^{p} " \
                   f"(|Δ corr(X{x}, X{y})| = {change:.3g})"
     return NeighbouringPair(pair.data, pair.neighbour, relation, description, {"correlation_change": change})
+
+
+def crossing_pair(
+    make_data: Callable[[float], np.ndarray],
+    statistic: Callable[[np.ndarray], float],
+    *,
+    target: float,
+    candidates: np.ndarray,
+    relation: str = "replace",
+    low: float = 0.0,
+    high: float = 1.0,
+    iterations: int = 40,
+) -> NeighbouringPair:
+    """A pair where ``statistic`` is just above ``target`` on D and below it on D′.
+
+    ``make_data(c)`` builds a data set whose statistic decreases in ``c``;
+    bisection on ``c`` ∈ [low, high] finds D with statistic just ≥ ``target``,
+    then :func:`adversarial_record` picks the candidate record that lowers it
+    the most. Used for algorithms with a data-dependent, noiseless branch
+    (PCD skips the noise when p − Δ_P > α): D sits in the noiseless branch and
+    D′ just outside it. Raises ``ValueError`` if no candidate crosses.
+    """
+    if not (callable(make_data) and callable(statistic)):
+        raise TypeError("make_data and statistic must be callable")
+    check_int(iterations, "iterations", minimum=1)
+    if statistic(make_data(low)) < target or statistic(make_data(high)) >= target:
+        raise ValueError("statistic(make_data(low)) must be >= target > statistic(make_data(high))")
+    for _ in range(iterations):
+        middle = 0.5 * (low + high)
+        if statistic(make_data(middle)) >= target:
+            low = middle
+        else:
+            high = middle
+    data = make_data(low)
+    best: NeighbouringPair | None = None
+    best_value = np.inf
+    array = np.asarray(data)
+    indices = range(len(array)) if relation == "replace" else [None]
+    for i in indices:
+        for record in np.asarray(candidates):
+            pair = (replace_record(data, i, record, check=False) if relation == "replace"
+                    else add_record(data, record))
+            value = float(statistic(pair.neighbour))
+            if value < best_value:
+                best, best_value = pair, value
+        if best_value < target:
+            break
+    if best is None or best_value >= target:
+        raise ValueError("no candidate record moves the statistic below target; try other candidates")
+    value_d = float(statistic(data))
+    return NeighbouringPair(data, best.neighbour, relation,
+                            f"statistic {value_d:.4g} ≥ {target:.4g} on D, {best_value:.4g} on D′",
+                            {"statistic_D": value_d, "statistic_D_prime": best_value, "target": target})
