@@ -268,7 +268,7 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
     generator = as_rng(rng)
     dag = random_dag(p, sparseness, generator)
     data = sample_categorical(dag, n, generator).data
-    base = {"p": p, "sparseness": sparseness, "n": n}
+    base: dict = {}  # run_grid adds the cell parameters (p, sparseness, n, ...) itself
     rows = []
     if "pc" in algorithms:
         t0 = time.perf_counter()
@@ -309,7 +309,7 @@ def run_numerical_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[
     generator = as_rng(rng)
     dag = random_dag(p, sparseness, generator)
     data = sample_linear_gaussian(dag, n, generator).data
-    base = {"p": p, "sparseness": sparseness, "n": n}
+    base: dict = {}  # run_grid adds the cell parameters (p, sparseness, n, ...) itself
     rows = []
     t0 = time.perf_counter()
     result = pc(data, ci_test="fisherz", alpha=alpha, max_order=max_order)
@@ -323,3 +323,80 @@ def run_numerical_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[
         rows.append({**base, "epsilon": epsilon, "algorithm": "privpc_star", **_rates(result, dag),
                      "seconds": time.perf_counter() - t0, "spent": result.ledger.total().epsilon})
     return rows
+
+
+# --------------------------------------------------------------------------- the paper's grids
+
+#: Tables III–VI (categorical) and VIII–XI (numerical): varied parameter, its values, fixed values.
+PAPER_TABLES: dict[str, tuple[str, str, tuple, dict]] = {
+    "III": ("categorical", "epsilon", (10, 5, 3, 1), {"n": 10_000, "p": 10, "sparseness": 0.2}),
+    "IV": ("categorical", "p", (5, 10, 15), {"epsilon": 5, "n": 5_000, "sparseness": 0.2}),
+    "V": ("categorical", "n", (10_000, 5_000, 3_000, 1_000), {"epsilon": 5, "p": 10, "sparseness": 0.2}),
+    "VI": ("categorical", "sparseness", (0.2, 0.4, 0.6), {"epsilon": 5, "n": 5_000, "p": 10}),
+    "VIII": ("numerical", "epsilon", (10, 1, 0.1, 0.01), {"n": 10_000, "p": 10, "sparseness": 0.4}),
+    "IX": ("numerical", "n", (10_000, 1_000, 100), {"epsilon": 1, "p": 10, "sparseness": 0.4}),
+    "X": ("numerical", "p", (10, 20, 50, 100), {"epsilon": 1, "n": 10_000, "sparseness": 0.4}),
+    "XI": ("numerical", "sparseness", (0.1, 0.4, 0.7), {"epsilon": 1, "n": 10_000, "p": 20}),
+}
+
+
+def paper_grid(kind: str, *, tables: Sequence[str] | None = None, max_p: int | None = None) -> list[dict]:
+    """Cells (p, sparseness, n, epsilons) covering the paper's tables of ``kind`` ("categorical"/"numerical").
+
+    Settings shared by several tables are run once; all ε of one (p, s, n) run on the same data.
+    ``max_p`` drops settings with more nodes (used by the reduced profiles).
+    """
+    if kind not in ("categorical", "numerical"):
+        raise ValueError(f"kind must be 'categorical' or 'numerical', got {kind!r}")
+    cells: dict[tuple, set] = {}
+    for name, (table_kind, varied, values, fixed) in PAPER_TABLES.items():
+        if table_kind != kind or (tables is not None and name not in tables):
+            continue
+        for value in values:
+            setting = {**fixed, varied: value}
+            if max_p is not None and setting["p"] > max_p:
+                continue
+            key = (setting["p"], setting["sparseness"], setting["n"])
+            cells.setdefault(key, set()).add(setting["epsilon"])
+    return [{"p": p, "sparseness": s, "n": n, "epsilons": sorted(eps, reverse=True)}
+            for (p, s, n), eps in sorted(cells.items())]
+
+
+def paper_rows(results) -> "object":
+    """Mean and sd of TPR/FPR/TDR per paper table row, with the ``item`` names of data/paper_values/em_pc.csv."""
+    import pandas as pd
+
+    records = []
+    for name, (_, varied, values, fixed) in PAPER_TABLES.items():
+        for value in values:
+            setting = {**fixed, varied: value}
+            part = results
+            for column, wanted in setting.items():
+                part = part[np.isclose(part[column].astype(float), float(wanted))]
+            for algorithm, rows in part.groupby("algorithm", sort=False):
+                for metric in ("tpr", "fpr", "tdr"):
+                    records.append({"table": name, "item": f"Table {name}: {varied}={value:g}, {algorithm}",
+                                    "metric": metric, "value": rows[metric].mean(), "sd": rows[metric].std(ddof=1),
+                                    "runs": int(rows[metric].notna().sum())})
+    return pd.DataFrame.from_records(records, columns=["table", "item", "metric", "value", "sd", "runs"])
+
+
+def adult_case_study(*, epsilon: float = 10.0, rng: RngLike, alpha: float = 0.01, max_rows: int | None = None,
+                     max_order: int | None = None) -> dict:
+    """Fig. 1 of paper 000: non-private PC on UCI Adult as the reference CPDAG, EM-PC at ``epsilon`` against it.
+
+    Returns ``{"reference", "private" (PCResult), "rates" (TPR/FPR/TDR of the private CPDAG's skeleton
+    against the reference), "n", "edges_reference", "edges_private"}``. ``max_rows`` keeps the first rows
+    only (for quick checks; the paper uses all 48 842).
+    """
+    from ..graphs import tpr_fpr_tdr
+    from ..realdata import load_adult
+    from .pc import pc
+
+    data = load_adult().data
+    if max_rows is not None:
+        data = data.iloc[:check_int(max_rows, "max_rows", minimum=10)]
+    reference = pc(data, ci_test="g2", alpha=alpha, max_order=max_order)
+    private = em_pc(data, epsilon=epsilon, alpha=alpha, rng=rng, max_order=max_order)
+    return {"reference": reference, "private": private, "rates": tpr_fpr_tdr(private.cpdag, reference.cpdag),
+            "n": len(data), "edges_reference": len(reference.skeleton), "edges_private": len(private.skeleton)}
