@@ -42,6 +42,7 @@ __all__ = [
     "save_comparison",
     "read_comparison",
     "build_report",
+    "verdict_counts",
 ]
 
 COMPARISON_COLUMNS = ("paper", "item", "metric", "paper_value", "ours", "difference", "tolerance", "verdict", "note")
@@ -485,6 +486,24 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
     ]
     text = "\n".join(header) + "\n" + "\n".join(sections)
     return atomic_write_text(root / REPORT_FILE, text.rstrip("\n") + "\n")
+
+
+def verdict_counts(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """Counts per verdict of every ``out_dir/*/comparison.csv``: one row per notebook plus a ``total`` row.
+
+    Columns ``notebook`` and :data:`VERDICTS`; this is the summary the README quotes.
+    """
+    root = _check_out_dir(out_dir)
+    folders = sorted(p.parent for p in root.glob(f"*/{COMPARISON_FILE}")) if root.is_dir() else []
+    if not folders:
+        raise ValueError(f"no */{COMPARISON_FILE} under {os.fspath(out_dir)!r}; run `python -m dpcd reproduce` first")
+    rows = []
+    for folder in folders:
+        verdicts = read_comparison(folder / COMPARISON_FILE)["verdict"]
+        rows.append({"notebook": folder.name, **{v: int((verdicts == v).sum()) for v in VERDICTS}})
+    counts = pd.DataFrame.from_records(rows, columns=["notebook", *VERDICTS])
+    total = {"notebook": "total", **{v: int(counts[v].sum()) for v in VERDICTS}}
+    return pd.concat([counts, pd.DataFrame([total])], ignore_index=True)
 
 
 def _seconds(value: Any) -> str:
