@@ -1,0 +1,280 @@
+"""Regression-based conditional independence test (RCIT) and its sensitivities.
+
+RCIT (Ramsey 2014; Zhang et al. 2017) tests X ⫫ Y | Z through the residuals of
+two kernel ridge regressions, U = X − E[X|Z] and V = Y − E[Y|Z] (Eq. 2 of
+Zhang et al. 2023, Gaussian kernel with the median-heuristic bandwidth, λ = 1),
+followed by an HSIC independence test of U and V with k = 100 permutations
+(Def. 4 and Eq. 5). With Z = ∅ it is the HSIC independence test of X and Y.
+
+Sensitivities (Zhang et al. 2023)
+---------------------------------
+* Δ_R — of the RCIT score ``HSIC(U, V)``: Eq. 3 (Z ≠ ∅, from the HSIC
+  bandwidths δ_k, δ_l and λ) and Eq. 4 = (12m − 11)/(m − 1)² (Z = ∅, Kusner et
+  al. 2016). :func:`rcit_score_sensitivity`.
+* Δ_P — of the permutation p-value: Thm. 4 with the one-sided improvement
+  after Cor. 1 (B − p when p ≤ α, p − A when p > α, A and B of Eqs. 7–8).
+  :func:`permutation_sensitivity`.
+
+Both are **local** sensitivities: the bandwidths, the residuals and the
+permutation scores are functions of the private data, so noise calibrated to
+them does not by itself give ε-differential privacy (Nissim et al. 2007). They
+are implemented as published. The neighbouring relation of the paper is
+"replace one record" (datasets of equal size m differing in one tuple).
+Eq. 3 rests on Thm. 2, which bounds the change of the *fitted regression
+function*; the replaced record's own residual can change by O(1), which Eq. 3
+does not cover — :func:`rcit_score_sensitivity` returns Eq. 3 as published and
+tests/test_rcit.py checks it on random neighbours (m ≤ 300); as Eq. 3 shrinks like
+1/m² while a replaced record moves HSIC by O(1/m), it must fail for large enough m.
+
+The conditional Kendall's τ baseline of the paper's experiments is
+:func:`kendall_ci_test` (the statistic of :func:`dpcd.citests.stratified_kendall`)
+with the p-value sensitivity of :mod:`dpcd.privacy.sensitivity`
+(:func:`kendall_pvalue_sensitivity`).
+
+References
+----------
+Zhang, H., Xia, Y., Ren, Y., Guan, J., Zhou, S. (2023). Differentially private
+nonlinear causal discovery from numerical data. AAAI. (Def. 4, Eqs. 2–8, Thms. 1–4.)
+Zhang, H., Zhou, S., Zhang, K., Guan, J. (2017). Causal discovery using
+regression-based conditional independence tests. AAAI.
+Kusner, M. et al. (2016). Private causal inference. AISTATS (Eq. 4, Thm. 5).
+Wang, L., Pang, Q., Song, D. (2020). Towards practical differentially private
+causal graph discovery. NeurIPS (conditional Kendall's τ, App. D).
+Nissim, K., Raskhodnikova, S., Smith, A. (2007). Smooth sensitivity and sampling
+in private data analysis. STOC.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ._validation import RngLike, as_data_matrix, as_rng, check_int, check_positive, check_probability
+from .citests import CIResult, kendall_tau, kendall_weights, normal_two_sided_p
+from .kernels import hsic_permutation_test, krr_factor
+from .privacy.sensitivity import conditional_kendall_sensitivity, pvalue_sensitivity
+
+__all__ = [
+    "RCITResult",
+    "RCITTester",
+    "kendall_ci_test",
+    "kendall_pvalue_sensitivity",
+    "permutation_bounds",
+    "permutation_sensitivity",
+    "rcit",
+    "rcit_score_sensitivity",
+]
+
+
+@dataclass(frozen=True)
+class RCITResult:
+    """One RCIT: score, permutation scores, p-value and what the sensitivities need.
+
+    ``statistic`` = HSIC(U, V) (Def. 4); ``permuted`` = HSIC(ψ_i(U), V) for the
+    k permutations; ``p_value`` = #{i: statistic < permuted_i}/k (Eq. 5);
+    ``bandwidth_x``/``bandwidth_y`` = δ_k, δ_l of the HSIC kernels on U and V;
+    ``lam`` = λ of the regressions; ``conditioned`` = Z ≠ ∅.
+    """
+
+    statistic: float
+    p_value: float
+    permuted: np.ndarray
+    bandwidth_x: float
+    bandwidth_y: float
+    m: int
+    lam: float
+    conditioned: bool
+
+    def as_ci_result(self) -> CIResult:
+        return CIResult(self.statistic, self.p_value)
+
+    @property
+    def score_sensitivity(self) -> float:
+        """Δ_R of this test (Eq. 3 or Eq. 4)."""
+        return rcit_score_sensitivity(self.m, lam=self.lam, bandwidth_x=self.bandwidth_x,
+                                      bandwidth_y=self.bandwidth_y, conditioned=self.conditioned)
+
+
+def _column(data: np.ndarray, index: int, name: str) -> np.ndarray:
+    index = check_int(index, name, minimum=0)
+    if index >= data.shape[1]:
+        raise ValueError(f"{name}={index} is out of range for data with {data.shape[1]} columns")
+    return data[:, index]
+
+
+def rcit(data, x: int, y: int, S: Sequence[int] = (), *, rng: RngLike, n_permutations: int = 100,
+         lam: float = 1.0) -> RCITResult:
+    """RCIT of X ⫫ Y | S on numeric ``data`` (rows × variables).
+
+    Kernel ridge regression (Eq. 2, λ = ``lam``, Gaussian kernel with median
+    bandwidth) of columns x and y on the columns S, then the HSIC permutation
+    test of the residuals (``n_permutations`` = k). No privacy by itself.
+    """
+    data = as_data_matrix(data, kind="numeric")
+    return RCITTester(data, rng=rng, n_permutations=n_permutations, lam=lam).result(x, y, S)
+
+
+class RCITTester:
+    """RCIT bound to one dataset: ``tester(x, y, S) -> CIResult``, memoised per (x, y, S).
+
+    The KRR system of a conditioning set S is factored once and the residuals
+    of every variable on S are computed from that one factor and cached, so all
+    tests sharing S reuse them. ``result(x, y, S)`` gives the full
+    :class:`RCITResult` (scores for the sensitivities); ``n_computed`` counts
+    the distinct tests. Randomness (the permutations) comes from ``rng``.
+    """
+
+    def __init__(self, data, *, rng: RngLike, n_permutations: int = 100, lam: float = 1.0):
+        self.data = np.asfortranarray(as_data_matrix(data, kind="numeric"))
+        self.n_rows, self.n_vars = self.data.shape
+        self.rng = as_rng(rng)
+        self.n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
+        self.lam = check_positive(lam, "lam")
+        self._results: dict[tuple, RCITResult] = {}
+        self._residuals: dict[tuple[int, ...], np.ndarray] = {}
+        self.n_computed = 0
+
+    def residuals(self, S: tuple[int, ...]) -> np.ndarray:
+        """Residual matrix (rows × variables) of every variable regressed on the columns S."""
+        hit = self._residuals.get(S)
+        if hit is None:
+            factor = krr_factor(self.data[:, list(S)], lam=self.lam)
+            hit = np.asfortranarray(factor.residuals(self.data))
+            self._residuals[S] = hit
+        return hit
+
+    def result(self, x: int, y: int, S: Sequence[int] = ()) -> RCITResult:
+        _column(self.data, x, "x")
+        _column(self.data, y, "y")
+        S = tuple(sorted(int(s) for s in S))
+        for s in S:
+            _column(self.data, s, "S")
+        if x == y or x in S or y in S:
+            raise ValueError(f"x, y and S must be distinct variables, got x={x}, y={y}, S={S}")
+        key = (min(x, y), max(x, y), S)
+        hit = self._results.get(key)
+        if hit is not None:
+            return hit
+        a, b = key[0], key[1]
+        if S:
+            resid = self.residuals(S)
+            u, v = resid[:, a], resid[:, b]
+        else:
+            u, v = self.data[:, a], self.data[:, b]
+        test = hsic_permutation_test(u, v, n_permutations=self.n_permutations, rng=self.rng)
+        result = RCITResult(test.statistic, test.p_value, test.permuted, test.bandwidth_x, test.bandwidth_y,
+                            self.n_rows, self.lam, bool(S))
+        self._results[key] = result
+        self.n_computed += 1
+        return result
+
+    def __call__(self, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
+        return self.result(x, y, S).as_ci_result()
+
+
+def rcit_score_sensitivity(m: int, *, lam: float = 1.0, bandwidth_x: float | None = None,
+                           bandwidth_y: float | None = None, conditioned: bool = True) -> float:
+    """Δ_R, the bound of Thm. 3 on the change of the RCIT score between neighbours.
+
+    Z ≠ ∅ (Eq. 3): 2(m² − m)(2 − exp(−128/(m²λ³δ_k²)) − exp(−128/(m²λ³δ_l²)))/(m − 1)²,
+    with δ_k, δ_l the bandwidths of the Gaussian HSIC kernels on U and V.
+    Z = ∅ (Eq. 4, Kusner et al. 2016): (12m − 11)/(m − 1)².
+
+    Neighbouring relation: replace one of m records. Eq. 4 is a global bound
+    for kernels with values in [0, 1] and fixed bandwidths; Eq. 3 is global
+    only if δ_k, δ_l, λ are fixed in advance — with the median heuristic it is
+    local — and see the module docstring for what Thm. 2 (on which it rests)
+    does not cover.
+    """
+    m = check_int(m, "m", minimum=2)
+    if not conditioned:
+        return (12.0 * m - 11.0) / (m - 1.0) ** 2
+    lam = check_positive(lam, "lam")
+    if bandwidth_x is None or bandwidth_y is None:
+        raise ValueError("bandwidth_x and bandwidth_y (δ_k, δ_l) are needed for Eq. 3 (conditioned=True)")
+    dk = check_positive(bandwidth_x, "bandwidth_x")
+    dl = check_positive(bandwidth_y, "bandwidth_y")
+    base = 128.0 / (m**2 * lam**3)
+    # 2 - e^{-a} - e^{-b} = -expm1(-a) - expm1(-b), without cancellation for small a, b
+    gap = -math.expm1(-base / dk**2) - math.expm1(-base / dl**2)
+    return 2.0 * (m**2 - m) * gap / (m - 1.0) ** 2
+
+
+def permutation_bounds(statistic: float, permuted: np.ndarray, score_sensitivity: float) -> tuple[float, float, float]:
+    """(p, A, B) of Thm. 4: the p-value and Eqs. 7–8 with the score moved by ∓2Δ_R."""
+    permuted = np.asarray(permuted, dtype=np.float64)
+    delta_r = check_positive(score_sensitivity, "score_sensitivity", allow_zero=True)
+    p = float(np.mean(statistic < permuted))
+    A = float(np.mean(statistic < permuted - 2.0 * delta_r))
+    B = float(np.mean(statistic < permuted + 2.0 * delta_r))
+    return p, A, B
+
+
+def permutation_sensitivity(result: RCITResult, *, alpha: float = 0.05, one_sided: bool = True,
+                            score_sensitivity: float | None = None) -> float:
+    """Δ_P, the (local) sensitivity of the permutation p-value (Thm. 4, Eq. 6).
+
+    ``one_sided=True`` (the improvement after Cor. 1, used by Alg. 1): B − p
+    when p ≤ α, p − A when p > α; ``one_sided=False``: max(p − A, B − p).
+    ``score_sensitivity`` defaults to the result's Δ_R (Eq. 3/4). This is a
+    local sensitivity of the private data (module docstring).
+    """
+    alpha = check_probability(alpha, "alpha")
+    delta_r = result.score_sensitivity if score_sensitivity is None else score_sensitivity
+    p, A, B = permutation_bounds(result.statistic, result.permuted, delta_r)
+    if not one_sided:
+        return max(p - A, B - p)
+    return B - p if p <= alpha else p - A
+
+
+# ---------------------------------------------------------------------------
+# The conditional Kendall's tau baseline on numeric data
+
+
+def kendall_ci_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
+    """Conditional Kendall's τ-a test on numeric data, strata = distinct values of S.
+
+    The statistic of Wang et al. (2020), App. D (:func:`dpcd.citests.stratified_kendall`):
+    Z = Σ wᵢτᵢ/√Σ wᵢ over the strata of the conditioning set with ≥ 2 rows,
+    two-sided normal p-value. On continuous S every stratum has one row and τ
+    is undefined; as in the experiments of Zhang et al. (2023) ("it directly
+    treats all cases as being not conditionally independent") the test then
+    returns p = 0 (dependent). ``dof`` holds the number of strata.
+    """
+    data = as_data_matrix(data, kind="numeric")
+    a = _column(data, x, "x")
+    b = _column(data, y, "y")
+    S = tuple(int(s) for s in S)
+    if not S:
+        n = len(a)
+        weight = float(kendall_weights(np.array([n]))[0])
+        tau = kendall_tau(a, b, variant="a")
+        z = tau * math.sqrt(weight)
+        return CIResult(z, float(normal_two_sided_p(z)), 1.0, tau)
+    _, strata, counts = np.unique(data[:, list(S)], axis=0, return_inverse=True, return_counts=True)
+    strata = strata.ravel()
+    usable = np.flatnonzero(counts >= 2)
+    if usable.size == 0:
+        return CIResult(0.0, 0.0, float(len(counts)), None)
+    order = np.argsort(strata, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    taus = np.array([kendall_tau(a[order[bounds[i]:bounds[i + 1]]], b[order[bounds[i]:bounds[i + 1]]], "a")
+                     for i in usable])  # loop over strata with >= 2 rows, not over rows
+    weights = kendall_weights(counts[usable])
+    z = float((weights * np.nan_to_num(taus)).sum() / math.sqrt(weights.sum()))
+    return CIResult(z, float(normal_two_sided_p(z)), float(len(counts)),
+                    float((weights * taus).sum() / weights.sum()))
+
+
+def kendall_pvalue_sensitivity(n: int, k: int = 1) -> float:
+    """Sensitivity of the two-sided p-value of :func:`kendall_ci_test` under "replace one record".
+
+    2·(Φ(Δ_z) − ½) with Δ_z = :func:`dpcd.privacy.sensitivity.conditional_kendall_sensitivity`
+    (n, k, neighbouring="replace") — global for k public (Z = ∅: k = 1). The
+    two-sided p = 2(1 − Φ(|Z|)) moves twice as much as the one-sided one.
+    """
+    z_sens = conditional_kendall_sensitivity(n, k, neighbouring="replace")
+    return min(1.0, 2.0 * pvalue_sensitivity(z_sens))

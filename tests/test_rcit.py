@@ -1,0 +1,160 @@
+"""RCIT, its score sensitivity Δ_R (Eqs. 3–4) and p-value sensitivity Δ_P (Thm. 4), Kendall baseline."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcd import kernels, rcit
+from dpcd.citests import kendall_tau_test
+from dpcd.privacy.sensitivity import conditional_kendall_sensitivity, pvalue_sensitivity
+
+
+def _chain_data(m, rng):
+    Z = rng.uniform(-0.5, 0.5, size=(m, 1))
+    X = np.sin(3 * Z[:, 0]) + 0.3 * rng.uniform(-0.5, 0.5, size=m)
+    Y = np.sin(3 * Z[:, 0]) + 0.3 * rng.uniform(-0.5, 0.5, size=m)
+    return np.column_stack([X, Y, Z])
+
+
+def test_unconditional_rcit_is_the_hsic_test():
+    rng = np.random.default_rng(0)
+    data = _chain_data(80, rng)
+    result = rcit.rcit(data, 0, 1, (), rng=3)
+    direct = kernels.hsic_permutation_test(data[:, 0], data[:, 1], rng=3)
+    assert result.statistic == direct.statistic and result.p_value == direct.p_value
+    assert not result.conditioned
+
+
+def test_conditional_rcit_uses_krr_residuals():
+    rng = np.random.default_rng(1)
+    data = _chain_data(80, rng)
+    result = rcit.rcit(data, 0, 1, (2,), rng=3, lam=0.5)
+    res = kernels.krr_residuals(data[:, [2]], data[:, :2], lam=0.5)
+    direct = kernels.hsic_permutation_test(res[:, 0], res[:, 1], rng=3)
+    assert result.statistic == pytest.approx(direct.statistic, rel=1e-12)
+    assert result.p_value == direct.p_value and result.conditioned
+
+
+def test_tester_memoises_and_shares_residuals():
+    rng = np.random.default_rng(2)
+    data = np.column_stack([_chain_data(60, rng), rng.normal(size=60)])
+    tester = rcit.RCITTester(data, rng=0, n_permutations=10)
+    first = tester(0, 1, (2,))
+    assert tester(1, 0, [2]) is first or tester(1, 0, [2]) == first
+    tester(0, 3, (2,))
+    assert tester.n_computed == 2 and len(tester._residuals) == 1
+    with pytest.raises(ValueError, match="distinct"):
+        tester(0, 0, ())
+    with pytest.raises(ValueError, match="out of range"):
+        tester(0, 9, ())
+
+
+def test_eq4_bound_holds_for_random_neighbours():
+    # Eq. 4 (Thm. 1, Kusner et al. 2016) is a global bound for kernels in [0, 1] with fixed bandwidths
+    rng = np.random.default_rng(3)
+    for m in (10, 40):
+        bound = rcit.rcit_score_sensitivity(m, conditioned=False)
+        assert bound == (12 * m - 11) / (m - 1) ** 2
+        worst = 0.0
+        for _ in range(200):
+            x, y = rng.normal(size=(2, m))
+            i = rng.integers(m)
+            x2, y2 = x.copy(), y.copy()
+            x2[i], y2[i] = rng.normal(scale=5, size=2)
+            K, L = kernels.gaussian_gram(x, bandwidth=1.0), kernels.gaussian_gram(y, bandwidth=1.0)
+            K2, L2 = kernels.gaussian_gram(x2, bandwidth=1.0), kernels.gaussian_gram(y2, bandwidth=1.0)
+            worst = max(worst, abs(kernels.hsic(K, L) - kernels.hsic(K2, L2)))
+        assert worst <= bound
+
+
+def test_eq3_formula_and_bound_for_random_neighbours():
+    m, lam, dk, dl = 50, 1.0, 0.3, 0.4
+    a, b = 128 / (m**2 * lam**3 * dk**2), 128 / (m**2 * lam**3 * dl**2)
+    expected = 2 * (m**2 - m) * (2 - math.exp(-a) - math.exp(-b)) / (m - 1) ** 2
+    got = rcit.rcit_score_sensitivity(m, lam=lam, bandwidth_x=dk, bandwidth_y=dl)
+    assert got == pytest.approx(expected, rel=1e-12)
+    # replace one record of (X, Y, Z) and recompute RCIT with its median bandwidths: the
+    # score moves by less than Eq. 3 at these sizes (the replaced row's own residual is
+    # not covered by Thm. 2; the margin shrinks like 1/m, see dpcd.rcit)
+    rng = np.random.default_rng(4)
+    for m in (100, 300):
+        ratios = []
+        for t in range(15):
+            data = _chain_data(m, rng)
+            other = data.copy()
+            other[rng.integers(m)] = rng.uniform(-1, 1, size=3) if t % 2 else [3.0, -3.0, 0.5]
+            first = rcit.rcit(data, 0, 1, (2,), rng=0, n_permutations=1)
+            second = rcit.rcit(other, 0, 1, (2,), rng=0, n_permutations=1)
+            ratios.append(abs(first.statistic - second.statistic) / first.score_sensitivity)
+        assert max(ratios) <= 1.0
+
+
+def test_permutation_sensitivity_thm4():
+    permuted = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
+    result = rcit.RCITResult(0.45, 0.6, permuted, 1.0, 1.0, 10, 1.0, False)
+    p, A, B = rcit.permutation_bounds(0.45, permuted, 0.05)
+    assert (p, A, B) == (0.6, 0.5, 0.7)  # thresholds 0.45 +/- 0.1
+    assert rcit.permutation_sensitivity(result, alpha=0.05, score_sensitivity=0.05) == pytest.approx(0.1)  # p > a
+    assert rcit.permutation_sensitivity(result, alpha=0.7, score_sensitivity=0.05) == pytest.approx(0.1)  # p <= a
+    low = rcit.RCITResult(0.45, 0.6, permuted, 1.0, 1.0, 10, 1.0, False)
+    assert rcit.permutation_sensitivity(low, alpha=0.05, one_sided=False, score_sensitivity=0.15) == \
+        pytest.approx(max(0.6 - 0.3, 0.9 - 0.6))  # thresholds 0.45 +/- 0.3
+
+
+def test_permutation_sensitivity_bounds_the_p_value_change():
+    # Thm. 4 holds whenever the score moves by at most Delta_R: check with the true change as Delta_R
+    rng = np.random.default_rng(5)
+    m = 60
+    for _ in range(20):
+        x = rng.normal(size=m)
+        y = 0.5 * x + rng.normal(size=m)
+        x2 = x.copy()
+        x2[rng.integers(m)] = rng.normal(scale=3)
+        bw = (1.0, 1.0)
+        first = kernels.hsic_permutation_test(x, y, rng=7, bandwidth_x=bw[0], bandwidth_y=bw[1], method="exact")
+        second = kernels.hsic_permutation_test(x2, y, rng=7, bandwidth_x=bw[0], bandwidth_y=bw[1], method="exact")
+        change = max(abs(first.statistic - second.statistic), np.max(np.abs(first.permuted - second.permuted)))
+        result = rcit.RCITResult(first.statistic, first.p_value, first.permuted, 1.0, 1.0, m, 1.0, False)
+        bound = rcit.permutation_sensitivity(result, one_sided=False, score_sensitivity=change)
+        assert abs(first.p_value - second.p_value) <= bound + 1e-12
+
+
+def test_kendall_baseline_unconditional_matches_citests():
+    rng = np.random.default_rng(6)
+    codes = rng.integers(0, 4, size=(300, 2))
+    ours = rcit.kendall_ci_test(codes.astype(float), 0, 1)
+    ref = kendall_tau_test(codes, 0, 1)
+    assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert ours.p_value == pytest.approx(ref.p_value, rel=1e-12)
+    strata = np.column_stack([codes, rng.integers(0, 3, size=300)])
+    ours = rcit.kendall_ci_test(strata.astype(float), 0, 1, (2,))
+    ref = kendall_tau_test(strata, 0, 1, (2,))
+    assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12)
+
+
+def test_kendall_baseline_continuous_conditioning_is_dependent():
+    rng = np.random.default_rng(7)
+    data = rng.normal(size=(50, 3))
+    result = rcit.kendall_ci_test(data, 0, 1, (2,))
+    assert result.p_value == 0.0 and result.dof == 50
+
+
+def test_kendall_pvalue_sensitivity_reuses_priv_pc_bound():
+    expected = 2 * pvalue_sensitivity(conditional_kendall_sensitivity(500, 1, neighbouring="replace"))
+    assert rcit.kendall_pvalue_sensitivity(500) == pytest.approx(expected)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="bandwidth"):
+        rcit.rcit_score_sensitivity(10, conditioned=True)
+    with pytest.raises(ValueError, match="lam"):
+        rcit.rcit_score_sensitivity(10, lam=-1, bandwidth_x=1, bandwidth_y=1)
+    with pytest.raises(ValueError, match="m"):
+        rcit.rcit_score_sensitivity(1, conditioned=False)
+    with pytest.raises(ValueError, match="alpha"):
+        rcit.permutation_sensitivity(rcit.RCITResult(0.0, 0.5, np.zeros(3), 1, 1, 3, 1, False), alpha=2)
+    with pytest.raises(ValueError, match="NaN"):
+        rcit.rcit(np.array([[1.0, np.nan], [2.0, 3.0], [3.0, 1.0]]), 0, 1, rng=0)
