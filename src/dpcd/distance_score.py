@@ -43,7 +43,12 @@ result then is the exact minimum. Privacy: the sensitivity-1 claim
 distances it is not proven (the greedy bound of two neighbouring tables can
 differ by more than one when the greedy takes different paths), so a run whose
 scores were not all exact is ε-DP only to the extent the greedy bound is
-1-Lipschitz. Each EM-PC run reports how many scores were exact.
+1-Lipschitz. Each EM-PC run reports how many scores were exact. Measured
+(300 random add/remove neighbours, 3×3×2 tables, n = 200–3000, greedy only):
+the greedy scores differed by more than 1 in about a third of the pairs, by
+up to 26, all on the dependent side (scores ≤ −18); on the independent side
+no violation was seen. Runs that rely on greedy scores therefore do not carry
+a proven ε-DP guarantee; a provably 1-Lipschitz lower bound is future work.
 
 References
 ----------
