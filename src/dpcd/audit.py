@@ -125,6 +125,7 @@ __all__ = [
     "available_algorithms",
     "algorithm_case",
     "runs_for_budget",
+    "sieve_case",
 ]
 
 Selection = Literal["holdout", "bonferroni"]
@@ -1026,7 +1027,8 @@ def _discrete_case(name: str, module: str, attribute: str, kwargs: dict, *, epsi
     relation = run.result(probe.data, rng).ledger.neighbouring
     pair = probe if relation == "add/remove" else borderline_ci_pair(n=n, alpha=alpha, n_variables=3, rng=rng,
                                                                      relation=relation)
-    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=3, fallback=epsilon)
+    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=1 if size == "smoke" else 3,
+                                                   fallback=epsilon)
     nodes = _nodes_of(run, pair.data, rng)
     return AuditCase(name, run, pair, _graph_events(nodes), claim, delta, False, observed_outputs,
                      note=f"{epsilon_argument}={epsilon:g}; ledger: {relation}, public {', '.join(public)}")
@@ -1044,7 +1046,8 @@ def _privpc_star_case(*, epsilon: float, rng: np.random.Generator, size: str) ->
     kwargs = {"epsilon": epsilon, "center": (0.0, 0.0, 0.0), "scale": (1.0, 1.0, 1.0)}
     run = _AlgorithmRun("dpcd.discovery.privpc_star", "privpc_star",
                         tuple(sorted((k, np.asarray(v) if isinstance(v, tuple) else v) for k, v in kwargs.items())))
-    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=2, fallback=epsilon)
+    claim, delta, relation, public = _ledger_claim(run, pair, rng, probes=1 if size == "smoke" else 2,
+                                                   fallback=epsilon)
     return AuditCase("PrivPC*", run, pair, _graph_events(_nodes_of(run, pair.data, rng)), claim, delta, False,
                      observed_outputs, note=f"public centre/scale; ledger: {relation}, public {', '.join(public)}")
 
@@ -1173,3 +1176,60 @@ def runs_for_budget(case: AuditCase, *, seconds: float, rng: RngLike, minimum: i
         per_run = (time.perf_counter() - start) / probes
     runs = int(seconds / (2.5 * max(per_run, 1e-9)))
     return int(min(max(runs, minimum), maximum))
+
+
+@dataclass(frozen=True)
+class _SieveStream:
+    """One round of sieve-and-examine over queries q_j(rows) = offset_j + mean of the records in ``rows``.
+
+    Output: a tuple per query: −1 not asked, 0 below in the sieve, 1 passed and
+    examined above, 2 passed and examined below. The mean of m records has
+    replace-one sensitivity 1/m (values in [0, 1]).
+    """
+
+    epsilon: float
+    threshold: float
+    threshold_tweak: float
+    offsets: tuple[float, ...]
+    subsample_size: int
+
+    def __call__(self, data, rng):
+        from .privacy.sieve import SieveAndExamine
+
+        values = np.asarray(data, dtype=np.float64)
+        n = values.shape[0]
+        sieve = SieveAndExamine(n=n, threshold=self.threshold, threshold_tweak=self.threshold_tweak,
+                                epsilon=self.epsilon, sensitivity=1.0 / n,
+                                subsample_sensitivity=1.0 / self.subsample_size,
+                                subsample_size=self.subsample_size, rng=rng)
+        answers = [-1] * len(self.offsets)
+        for j, offset in enumerate(self.offsets):
+            if sieve.sieve(offset + float(values[sieve.subsample].mean())):
+                answers[j] = 1 if sieve.examine(offset + float(values.mean())) else 2
+                break
+            answers[j] = 0
+        return tuple(answers)
+
+
+def sieve_case(*, epsilon: float = 1.0, n: int = 40, subsample_size: int = 10) -> AuditCase:
+    """Sieve-and-examine (Priv-PC's mechanism, ``dpcd.privacy.sieve``) on mean queries, replace one record.
+
+    D holds ``n`` records, half 0 and half 1; D′ replaces a 0 by a 1. Queries
+    sit just below the threshold, so the sieve passes some of them and the
+    examine step decides. The claim is ε per examined query (sieve ε/2 by
+    sub-sampling amplification + examine ε/2, [WPS20, Thm 1]).
+    """
+    epsilon = check_epsilon(epsilon)
+    n = check_int(n, "n", minimum=4)
+    subsample_size = check_int(subsample_size, "subsample_size", minimum=1)
+    data = np.array([0.0] * (n // 2) + [1.0] * (n - n // 2))
+    pair = replace_record(data, 0, 1.0, description="one record 0 replaced by 1 (mean queries in [0, 1])")
+    offsets = (0.0, 0.0, 0.0, 0.0)
+    threshold = 0.5 + 1.0 / n
+    mechanism = _SieveStream(epsilon, threshold, 0.0, offsets, subsample_size)
+    events = [equals(tuple([0] * j + [k] + [-1] * (len(offsets) - j - 1)), name=f"query {j}: "
+                     + ("examined above" if k == 1 else "examined below")) for j in range(len(offsets))
+              for k in (1, 2)]
+    events.append(equals(tuple([0] * len(offsets)), name="no query passed the sieve"))
+    return AuditCase("Sieve-and-examine", mechanism, pair, tuple(events), epsilon, 0.0, False,
+                     note=f"n = {n}, m = {subsample_size}, ε per examined query")

@@ -402,7 +402,7 @@ def borderline_ci_pair(
         with_extra = np.vstack([base, record])
         data_b, data_a = (base, with_extra) if kind == "add" else (with_extra, base)
     meta = {"p_value_D": g2_pvalue_2x2(before), "p_value_D_prime": g2_pvalue_2x2(after), "alpha": alpha}
-    description = (f"borderline G² test of X0 ⫫ X1 (p = {meta['p_value_D']:.3g} on D, "
+    description = (f"borderline G² test of columns 0 ⫫ 1 (p = {meta['p_value_D']:.3g} on D, "
                    f"{meta['p_value_D_prime']:.3g} on D′, α = {alpha:g}); {kind} one record")
     return NeighbouringPair(data_b, data_a, relation, description, meta)
 
