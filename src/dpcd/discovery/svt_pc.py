@@ -31,7 +31,7 @@ from .._validation import RngLike, as_rng, as_data_matrix, check_delta, check_ep
 from ..privacy.ledger import PrivacyLedger
 from ..privacy.mechanisms import SparseVector
 from .pc import Decider, PCResult, node_names_of, run_pc
-from .priv_pc import (KendallPValueQuery, SensitivityMode, kendall_pvalue_sensitivity, privacy_totals,
+from .priv_pc import (KendallPValueQuery, SensitivityMode, kendall_pvalue_sensitivity,
                       reference_max_order)
 
 __all__ = ["svt_pc", "SparseVectorDecider"]
@@ -104,6 +104,5 @@ def svt_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, rn
         "algorithm": "svt_pc", "epsilon": epsilon, "delta": delta, "alpha": alpha, "n": n,
         "max_order": max_order, "sensitivity_mode": sensitivity, "sensitivity": sens,
         "n_queries": decider.n_queries, "n_hits": decider.n_hits, "n_full_tests": query.tester.n_computed,
-        **privacy_totals(ledger, delta),
     }
     return replace(result, info=info)
