@@ -83,6 +83,9 @@ __all__ = [
     "kendall_pvalue_sensitivity",
     "CurateDecider",
     "curate",
+    "EXPERIMENT_ALGORITHMS",
+    "available_algorithms",
+    "run_cell",
 ]
 
 Composition = Literal["advanced", "paper"]
@@ -480,3 +483,114 @@ def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-
         "n_computed": tester.n_computed,
     }
     return replace(result, info=info, stopped_early=result.stopped_early or bool(decider.stop_reason))
+
+
+# --------------------------------------------------------------------------- experiments of the curate notebook
+
+#: the algorithms of Fig. 4 / Tables 4, 5, 7 and the module that provides each
+EXPERIMENT_ALGORITHMS: dict[str, str] = {
+    "pc": "dpcd.discovery.pc",
+    "curate": "dpcd.discovery.curate",
+    "curate_sb": "dpcd.discovery.curate_sb",
+    "noleaks": "dpcd.discovery.noleaks",
+    "priv_pc": "dpcd.discovery.priv_pc",
+    "svt_pc": "dpcd.discovery.svt_pc",
+    "em_pc": "dpcd.discovery.em_pc",
+}
+
+
+def available_algorithms() -> dict[str, bool]:
+    """Which comparison lines can run here (``importlib.util.find_spec`` on each module)."""
+    import importlib.util
+
+    return {name: importlib.util.find_spec(module) is not None for name, module in EXPERIMENT_ALGORITHMS.items()}
+
+
+def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike,
+             delta_prime: float = 1e-12, threshold: float = 0.05, score_delta: float = 1e-6,
+             score_epsilon0_fraction: float = 0.01, max_evaluations: int = 100) -> dict:
+    """One run of the curate notebook's grid: sample ``network`` (n rows), run ``algorithm``, score it.
+
+    ``epsilon`` is ε_Total for "curate", "curate_sb" and "noleaks" (uniform
+    split over ``max_evaluations``) and the per-test ε of "priv_pc", "svt_pc"
+    and "em_pc" (their total is whatever their ledger accumulates). Every
+    private run's total is reported by the same accountants: ``eps_basic`` and
+    ``eps_advanced`` (ledger at δ' = ``delta_prime``) and ``eps_tight`` (PLD at
+    Σδ + δ'), plus CURATE's own per-order accounting ``eps_paper``. F1 is on
+    CPDAG edge pairs against the true CPDAG (``f1_true``) and against
+    non-private PC with Kendall's τ at T = ``threshold`` on the same rows
+    (``f1_vs_pc``). Score-based algorithms use the ordinal encoding
+    (:func:`dpcd.discovery.notears.encode_ordinal`).
+    """
+    import time
+
+    from ..datasets import load_bnlearn
+    from ..graphs import cpdag_pair_prf, dag_to_cpdag
+    from .pc import pc
+
+    generator = as_rng(rng)
+    data, dag = load_bnlearn(network, n, generator)
+    truth = dag_to_cpdag(dag)
+    names = list(data.columns)
+    reference = pc(data, ci_test="kendall", alpha=threshold)
+    start = time.perf_counter()
+    eps_paper = np.nan
+    if algorithm == "pc":
+        result, ledger = reference, None
+    elif algorithm == "curate":
+        result = curate(data, epsilon_total=epsilon, rng=generator, delta_prime=delta_prime, threshold=threshold)
+        ledger, eps_paper = result.ledger, result.info["epsilon_curate"]
+    elif algorithm in ("curate_sb", "noleaks"):
+        from .notears import encode_ordinal
+
+        X = encode_ordinal(data.to_numpy())
+        if algorithm == "curate_sb":
+            from .curate_sb import curate_sb
+            from .noleaks import line_search_charge
+
+            budget = epsilon - line_search_charge(n, min(1000, n // 2))[0]
+            result = curate_sb(X, epsilon_total=epsilon, delta=score_delta, rng=generator, node_names=names,
+                               epsilon0=max(budget, 1e-9) * score_epsilon0_fraction,
+                               line_search_size=min(1000, n // 2))
+        else:
+            from .noleaks import noleaks
+
+            result = noleaks(X, epsilon_total=epsilon, delta=score_delta, rng=generator, node_names=names,
+                             max_evaluations=max_evaluations, line_search_size=min(1000, n // 2))
+        ledger = result.ledger
+        eps_paper = ledger.total("basic").epsilon
+    elif algorithm == "priv_pc":
+        from .priv_pc import priv_pc
+
+        result = priv_pc(data, epsilon=epsilon, alpha=threshold, rng=generator)
+        ledger = result.ledger
+    elif algorithm == "svt_pc":
+        from .svt_pc import svt_pc
+
+        result = svt_pc(data, epsilon=epsilon, alpha=threshold, rng=generator)
+        ledger = result.ledger
+    elif algorithm == "em_pc":
+        from .em_pc import em_pc
+
+        result = em_pc(data, epsilon=epsilon, alpha=threshold, rng=generator)
+        ledger = result.ledger
+    else:
+        raise ValueError(f"algorithm must be one of {sorted(EXPERIMENT_ALGORITHMS)}, got {algorithm!r}")
+    seconds = time.perf_counter() - start
+    row = {
+        "f1_true": cpdag_pair_prf(result.cpdag, truth)["f1"],
+        "f1_vs_pc": cpdag_pair_prf(result.cpdag, reference.cpdag)["f1"],
+        "seconds": seconds,
+        "n_tests": float(getattr(result, "n_tests", np.nan)),
+        "pc_tests": float(reference.n_tests),
+        "eps_paper": float(eps_paper),
+        "eps_basic": np.nan, "eps_advanced": np.nan, "eps_tight": np.nan, "delta_total": np.nan,
+    }
+    if ledger is not None and ledger.n_charges:
+        row["eps_basic"] = ledger.total("basic").epsilon
+        row["eps_advanced"] = ledger.total("advanced", delta_prime=delta_prime).epsilon
+        tight = ledger.total("tight", delta_prime=delta_prime)
+        row["eps_tight"], row["delta_total"] = tight.epsilon, float(np.sum(ledger.deltas()) + delta_prime)
+    if ledger is not None and not ledger.n_charges:
+        row.update(eps_basic=0.0, eps_advanced=0.0, eps_tight=0.0, delta_total=0.0)
+    return row
