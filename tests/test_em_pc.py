@@ -16,6 +16,7 @@ from dpcd.distance_score import (
     full_table,
     g2_public_dof,
     g2_statistic,
+    g2_step_bound,
     g2_threshold,
 )
 from dpcd.graphs import v_structures
@@ -81,7 +82,7 @@ def test_flip_distance_equals_brute_force_on_small_tables():
     for _ in range(60):
         table = rng.integers(0, 8, size=(1, 2, 2)).astype(float)
         table[0, 0, 0] += rng.integers(0, 10)
-        result = flip_distance(table, threshold=threshold, exact_states=50_000)
+        result = flip_distance(table, threshold=threshold, exact_states=50_000, method="search")
         if not result.exact or result.k > 5:
             continue
         assert result.k == _brute_force_distance(table, threshold, result.k), table
@@ -94,8 +95,8 @@ def test_greedy_is_an_upper_bound_of_the_exact_distance():
     threshold = g2_threshold(2, 0.05)
     for _ in range(25):
         table = rng.integers(0, 10, size=(2, 2, 2)).astype(float)
-        exact = flip_distance(table, threshold=threshold, exact_states=100_000)
-        greedy = flip_distance(table, threshold=threshold, exact_states=0)
+        exact = flip_distance(table, threshold=threshold, exact_states=100_000, method="search")
+        greedy = flip_distance(table, threshold=threshold, exact_states=0, method="search")
         if exact.exact:
             assert greedy.k >= exact.k
 
@@ -128,12 +129,90 @@ def test_distance_score_sensitivity_at_most_one_on_random_neighbours():
         s = rng.integers(0, 2, n)
         codes = np.column_stack([a, b, s])
         other = _neighbour(codes, levels, rng)
-        first = flip_distance(full_table(codes, 0, 1, (2,), levels), threshold=threshold, exact_states=3_000)
-        second = flip_distance(full_table(other, 0, 1, (2,), levels), threshold=threshold, exact_states=3_000)
+        first = flip_distance(full_table(codes, 0, 1, (2,), levels), threshold=threshold, exact_states=3_000,
+                              method="search")
+        second = flip_distance(full_table(other, 0, 1, (2,), levels), threshold=threshold, exact_states=3_000,
+                               method="search")
         if first.exact and second.exact:
             compared += 1
             assert abs(first.score - second.score) <= 1
     assert compared >= 50
+
+
+def test_one_record_moves_g2_by_at_most_the_step_bound():
+    """The Lemma of dpcd.distance_score, by brute force over every single-record addition and removal."""
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    for _ in range(200):
+        shape = (int(rng.integers(1, 4)), int(rng.integers(2, 4)), int(rng.integers(2, 4)))
+        table = rng.integers(0, rng.choice([3, 30, 300]), size=shape).astype(float)
+        n = int(table.sum())
+        base = g2_statistic(table)
+        for idx in np.ndindex(shape):
+            for sign in (+1, -1):
+                if sign < 0 and table[idx] == 0:
+                    continue
+                other = table.copy()
+                other[idx] += sign
+                change = abs(g2_statistic(other) - base)
+                assert change <= g2_step_bound(n + 1) + 1e-9
+                worst = max(worst, change / g2_step_bound(n + 1))
+    assert worst > 0.3  # the bound is not vacuous on these tables
+
+
+def test_lipschitz_score_is_a_lower_bound_of_the_exact_distance():
+    rng = np.random.default_rng(12)
+    threshold = g2_threshold(1, 0.05)
+    checked = 0
+    for _ in range(60):
+        table = rng.integers(0, 8, size=(1, 2, 2)).astype(float)
+        table[0, 0, 0] += rng.integers(0, 10)
+        exact = flip_distance(table, threshold=threshold, exact_states=50_000, method="search")
+        if not exact.exact:
+            continue
+        bound = flip_distance(table, threshold=threshold, max_distance=1_000)
+        assert bound.provable and 1 <= bound.k <= exact.k
+        if exact.k <= 2:
+            assert bound.k == exact.k  # exact near the decision boundary
+        checked += 1
+    assert checked >= 30
+
+
+@pytest.mark.parametrize("n_range", [(10, 40), (2_000, 4_000)])
+def test_lipschitz_score_sensitivity_is_one_on_random_neighbours(n_range):
+    """Provable scores of D and an add/remove neighbour differ by at most 1, also where the search is not exact."""
+    rng = np.random.default_rng(13)
+    levels = np.array([3, 3, 2])
+    threshold = g2_threshold(g2_public_dof(3, 3, [2]), 0.05)
+    n_max = n_range[1] + 1
+    differences = []
+    for _ in range(150):
+        n = int(rng.integers(*n_range))
+        a = rng.integers(0, 3, n)
+        b = np.where(rng.random(n) < rng.uniform(0.0, 0.3), a, rng.integers(0, 3, n))
+        s = rng.integers(0, 2, n)
+        codes = np.column_stack([a, b, s])
+        other = _neighbour(codes, levels, rng)
+        first = flip_distance(full_table(codes, 0, 1, (2,), levels), threshold=threshold, max_distance=500,
+                              n_max=n_max)
+        second = flip_distance(full_table(other, 0, 1, (2,), levels), threshold=threshold, max_distance=500,
+                               n_max=n_max)
+        differences.append(abs(first.score - second.score))
+    assert max(differences) <= 1
+    assert len(set(differences)) > 1  # the scores do move: the check is not vacuous
+
+
+def test_em_pc_default_scores_are_all_provable():
+    rng = np.random.default_rng(14)
+    data = rng.integers(0, 3, size=(3000, 5))
+    data[:, 1] = (data[:, 0] + (rng.random(3000) < 0.2)) % 3
+    result = em_pc(data, epsilon=5.0, rng=1)
+    assert result.info["distance"] == "lipschitz" and result.info["unproven_scores"] == 0
+    assert result.ledger.total().epsilon <= 5.0 + 1e-9
+    with pytest.raises(ValueError, match="distance"):
+        em_pc(data, epsilon=5.0, rng=1, distance="exact")
+    with pytest.raises(ValueError, match="n_max"):
+        em_pc(data, epsilon=5.0, rng=1, n_max=100)
 
 
 def test_count_quality_is_the_papers_eq_6_to_8():

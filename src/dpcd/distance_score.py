@@ -27,28 +27,46 @@ Conventions used here
 * Scores are clipped to ``[−max_distance, max_distance − 1]`` with a
   data-independent ``max_distance``; clipping keeps the sensitivity at 1.
 
-Exact versus greedy
--------------------
-:func:`flip_distance` first runs a **greedy** search: repeatedly apply the
-single-cell change that moves G² furthest towards the threshold, taking
-several copies of the same change at once while its marginal gain stays at
-least the best alternative gain (all candidate batch sizes are evaluated in
-closed form, so a crossing inside a batch is found exactly). The greedy path
-is a feasible sequence of changes, so its length is an **upper bound** on the
-distance. When that bound is small enough for the table, an **exact**
-breadth-first search over all tables within ``bound − 1`` steps (at most
-``exact_states`` distinct tables) confirms it or finds a shorter path; the
-result then is the exact minimum. Privacy: the sensitivity-1 claim
-(Corollaries 1–2 of the paper) is a theorem for exact distances; for greedy
-distances it is not proven (the greedy bound of two neighbouring tables can
-differ by more than one when the greedy takes different paths), so a run whose
-scores were not all exact is ε-DP only to the extent the greedy bound is
-1-Lipschitz. Each EM-PC run reports how many scores were exact. Measured
-(300 random add/remove neighbours, 3×3×2 tables, n = 200–3000, greedy only):
-the greedy scores differed by more than 1 in about a third of the pairs, by
-up to 26, all on the dependent side (scores ≤ −18); on the independent side
-no violation was seen. Runs that rely on greedy scores therefore do not carry
-a proven ε-DP guarantee; a provably 1-Lipschitz lower bound is future work.
+Two ways to compute k
+---------------------
+``method="lipschitz"`` (the default, and the one EM-PC uses unless told
+otherwise) returns a **provable** sensitivity-1 lower bound of the flip
+distance, k = max(k_L, min(k*, 3)):
+
+* k_L = max(1, ⌈|G² − c| / L⌉), where L = 2 ln(n_max + max_distance + 1) + 2
+  bounds how much one added or removed record can move G² (Lemma below);
+  n_max is a public bound on the number of records. Since |G² − c| moves by at
+  most L per step, k_L moves by at most 1, and k* ≥ k_L because every step
+  closes the gap by at most L.
+* min(k*, 3) is found exactly by a breadth-first search over the tables one
+  step away (two empty strata suffice for paths of length ≤ 2). A minimum of
+  the exact distance and a constant is 1-Lipschitz.
+
+The maximum of two 1-Lipschitz functions is 1-Lipschitz, so every score of
+this method has sensitivity 1 (add/remove one record, n_max public) and the
+exponential mechanism of EM-PC keeps its ε-DP guarantee.
+
+*Lemma (one record moves G² by at most 2 ln(N + 1) + 2).* Write
+G²/2 = Σ f(O) − Σ f(R) − Σ f(C) + f(N) per stratum with f(x) = x ln x, where
+O are the cells, R and C the margins and N the stratum size. Adding a record
+to a cell changes G²/2 by [Δf(O) − Δf(R)] + [Δf(N) − Δf(C)] with
+Δf(x) = f(x + 1) − f(x) = ln(x + 1) + x ln(1 + 1/x) ∈ [ln(x + 1), ln(x + 1) + 1),
+increasing in x, and Δf(0) = 0. As O ≤ R and C ≤ N, the first bracket lies in
+[−Δf(R), 0] and the second in [0, Δf(N)], so the change lies in
+(−ln(N + 1) − 1, ln(N + 1) + 1). Removing a record is the reverse step.
+
+``method="search"`` reproduces the *utility* of the paper's exact distance as
+closely as the search allows: a **greedy** search (repeatedly apply the
+single-cell change that moves G² furthest towards the threshold, several
+copies at once while the marginal gain stays the best) gives an upper bound,
+and an **exact** breadth-first search over all tables within ``bound − 1``
+steps (at most ``exact_states`` tables) confirms it or finds a shorter path.
+Exact distances have sensitivity 1 (Corollaries 1–2 of the paper); greedy
+ones do not: measured on 300 random add/remove neighbours (3×3×2 tables,
+n = 200–3000, greedy only), greedy scores differed by more than 1 in about a
+third of the pairs, by up to 26, all on the dependent side. A run with
+``method="search"`` whose scores were not all exact therefore carries **no**
+proven ε-DP guarantee; it is kept to compare with the paper's numbers.
 
 References
 ----------
@@ -60,8 +78,9 @@ genome-wide association studies", KDD (the distance score).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 from scipy import special
@@ -76,6 +95,7 @@ __all__ = [
     "g2_threshold",
     "full_table",
     "flip_distance",
+    "g2_step_bound",
     "distance_score",
     "count_quality",
 ]
@@ -151,12 +171,17 @@ def full_table(codes: np.ndarray, x: int, y: int, S: Sequence[int], levels: np.n
 
 @dataclass(frozen=True)
 class DistanceResult:
-    """Flip distance ``k`` (≥ 1, at most ``max_distance``), whether it is exact, and the side."""
+    """Flip distance ``k`` (≥ 1, at most ``max_distance``) and how it was obtained.
+
+    ``exact``: k is the exact (capped) flip distance. ``provable``: k is a
+    1-Lipschitz function of the data (exact, or the ``lipschitz`` bound).
+    """
 
     k: int
     exact: bool
     independent: bool
     statistic: float
+    provable: bool = True
 
     @property
     def score(self) -> int:
@@ -266,20 +291,33 @@ def _exact_feasible(cells: int, depth: int, max_states: int) -> bool:
         return True
     radius = depth - 1
     j = np.arange(0, min(cells, radius) + 1)
-    points = float(np.sum(2.0 ** j * special.comb(cells, j) * special.comb(radius, j)))
+    with np.errstate(over="ignore"):  # an overflowing count is simply "too many"
+        points = float(np.sum(2.0 ** j * special.comb(cells, j) * special.comb(radius, j)))
     return points <= 4 * max_states
 
 
+def g2_step_bound(n_max: int) -> float:
+    """L = 2 ln(n_max + 1) + 2: the most one added/removed record moves G² in tables of ≤ n_max records.
+
+    See the Lemma in the module docstring.
+    """
+    return 2.0 * math.log(n_max + 1.0) + 2.0
+
+
 def flip_distance(table: np.ndarray, *, threshold: float, max_distance: int = 100_000,
-                  exact_states: int = 500) -> DistanceResult:
-    """Minimum number of added/removed records that moves G² of ``table`` across ``threshold``.
+                  exact_states: int = 500, method: Literal["lipschitz", "search"] = "lipschitz",
+                  n_max: int | None = None) -> DistanceResult:
+    """Number of added/removed records needed to move G² of ``table`` across ``threshold``.
 
     ``table``: counts (strata, |X|, |Y|), e.g. from :func:`full_table`.
     ``threshold``: c of :func:`g2_threshold` (independent iff G² < c).
-    ``max_distance``: data-independent cap; the distance is reported as
-    ``min(k, max_distance)``. ``exact_states``: budget of the exact
-    breadth-first search (0 disables it). See the module docstring for when
-    the result is exact and what that means for privacy.
+    ``max_distance``: data-independent cap; k is reported as ``min(k, max_distance)``.
+    ``method``: "lipschitz" (provable sensitivity-1 lower bound, the default)
+    or "search" (greedy upper bound refined by an exact search; no proven
+    sensitivity where not exact) — see the module docstring.
+    ``exact_states``: budget of the exact search of ``method="search"``.
+    ``n_max``: public bound on the number of records for the "lipschitz"
+    step bound; default: the table's own total (n treated as public).
     """
     T = np.asarray(table, dtype=np.float64)
     if T.ndim != 3:
@@ -288,22 +326,37 @@ def flip_distance(table: np.ndarray, *, threshold: float, max_distance: int = 10
         raise ValueError("table must hold finite non-negative counts")
     max_distance = check_int(max_distance, "max_distance", minimum=1)
     exact_states = check_int(exact_states, "exact_states", minimum=0)
+    if method not in ("lipschitz", "search"):
+        raise ValueError(f"method must be 'lipschitz' or 'search', got {method!r}")
     statistic = g2_statistic(T)
     independent = statistic < threshold
+    if method == "lipschitz":
+        total = int(round(T.sum()))
+        n_max = total if n_max is None else check_int(n_max, "n_max", minimum=1)
+        if total > n_max:
+            raise ValueError(f"the table holds {total} records, more than n_max={n_max}")
+        step = g2_step_bound(n_max + max_distance)
+        bound = max(1, math.ceil(abs(statistic - threshold) / step))
+        if bound >= 3 or max_distance <= bound:  # min(k*, 3) ≤ 3 ≤ bound: the search cannot raise k
+            return DistanceResult(min(bound, max_distance), False, independent, statistic, True)
+        near = _exact(T, threshold, independent, min(2, max_distance - 1), 1 << 62)  # = min(k*, 3)
+        return DistanceResult(min(max(bound, near), max_distance), near < 3, independent, statistic, True)
     upper = _greedy(T, threshold, increase=independent, cap=max_distance)
     if upper <= 1:
-        return DistanceResult(1, True, independent, statistic)
+        return DistanceResult(1, True, independent, statistic, True)
     if exact_states and _exact_feasible(T.size, upper - 1, exact_states):
         found = _exact(T, threshold, independent, upper - 1, exact_states)
         if found is not None:
-            return DistanceResult(min(found, upper), True, independent, statistic)
-    return DistanceResult(upper, False, independent, statistic)
+            return DistanceResult(min(found, upper), True, independent, statistic, True)
+    return DistanceResult(upper, False, independent, statistic, False)
 
 
 def distance_score(table: np.ndarray, *, threshold: float, max_distance: int = 100_000,
-                   exact_states: int = 500) -> int:
+                   exact_states: int = 500, method: Literal["lipschitz", "search"] = "lipschitz",
+                   n_max: int | None = None) -> int:
     """Signed 1-Lipschitz distance score: k − 1 if the test says independent, −k otherwise (k = flip distance)."""
-    return flip_distance(table, threshold=threshold, max_distance=max_distance, exact_states=exact_states).score
+    return flip_distance(table, threshold=threshold, max_distance=max_distance, exact_states=exact_states,
+                         method=method, n_max=n_max).score
 
 
 def count_quality(scores: np.ndarray) -> np.ndarray:

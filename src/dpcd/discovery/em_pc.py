@@ -22,7 +22,8 @@ pay another round (ε₁ + ε₂); edges are then oriented as in PC. With
 rounds are paid.
 
 Privacy: ε-DP under add/remove one record; public: the domain sizes (they fix
-the G² degrees of freedom and the table shapes) and n is not needed. Each
+the G² degrees of freedom and the table shapes) and a bound n_max on the
+number of records (default n; it fixes the step bound of the distance score). Each
 round is (ε₁ + ε₂)-DP by Cor. 1–2 (exponential mechanism, DR14 Thm. 3.10, on
 quality functions of sensitivity 1, and basic composition of the β̂ draws);
 the rounds compose adaptively and the run stops before the sum could exceed ε
@@ -38,10 +39,14 @@ both to make the sensitivity claims true:
   which has sensitivity 2 at the decision boundary; Eq. 6–8 already contain
   this shift (see :func:`dpcd.distance_score.count_quality`).
 
-The sensitivity-1 property is a theorem only for exactly computed distances;
-where the exact search is too large the greedy upper bound is used and the
-guarantee is heuristic there (``info["exact_fraction"]`` says how many scores
-were exact). The test rule is the standard one (independent when p > τ; the
+By default (``distance="lipschitz"``) every score is a provable
+sensitivity-1 lower bound of the flip distance (exact near the decision
+boundary, an analytic step bound elsewhere; :mod:`dpcd.distance_score`), so
+the ε-DP guarantee holds with n (or a public bound n_max) public.
+``distance="search"`` uses a greedy upper bound refined by an exact search,
+which is closer to the paper's exact distance and gives better utility, but is
+a theorem only where the search was exact; ``info["unproven_scores"]`` counts
+the scores without proof. The test rule is the standard one (independent when p > τ; the
 paper's text has it reversed, see ``papers/INDEX.md``).
 
 If β̂ = 0 no neighbour is drawn and only ε₂ is charged for that round (the
@@ -61,7 +66,7 @@ import math
 import time
 from dataclasses import replace
 from itertools import combinations
-from typing import Mapping, Sequence
+from typing import Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -87,7 +92,7 @@ class EMPCDecider(Decider):
 
     def __init__(self, codes: np.ndarray, levels: np.ndarray, *, alpha: float, epsilon: float,
                  epsilon_1: float, epsilon_2: float, rng: np.random.Generator, ledger: PrivacyLedger,
-                 max_distance: int, exact_states: int):
+                 max_distance: int, exact_states: int, distance: str = "lipschitz", n_max: int | None = None):
         self.codes = codes
         self.levels = levels
         self.alpha = alpha
@@ -98,6 +103,9 @@ class EMPCDecider(Decider):
         self.ledger = ledger
         self.max_distance = max_distance
         self.exact_states = exact_states
+        self.distance = distance
+        self.n_max = n_max
+        self.n_unproven = 0
         self.spent = 0.0
         self.rounds = 0
         self.skipped_rounds = 0
@@ -124,9 +132,10 @@ class EMPCDecider(Decider):
                 self._thresholds[dof] = g2_threshold(dof, self.alpha)
             table = full_table(self.codes, a, b, cond, self.levels)
             result = flip_distance(table, threshold=self._thresholds[dof], max_distance=self.max_distance,
-                                   exact_states=self.exact_states)
+                                   exact_states=self.exact_states, method=self.distance, n_max=self.n_max)
             self.n_scores += 1
             self.n_exact += int(result.exact)
+            self.n_unproven += int(not result.provable)
             self._scores[key] = result.score
         return self._scores[key]
 
@@ -190,7 +199,8 @@ def _check_split(epsilon: float, epsilon_split) -> tuple[float, float]:
 
 def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_split=None,
           max_order: int | None = None, node_names: Sequence[str] | None = None,
-          max_distance: int | None = None, exact_states: int = 500) -> PCResult:
+          max_distance: int | None = None, exact_states: int = 500,
+          distance: Literal["lipschitz", "search"] = "lipschitz", n_max: int | None = None) -> PCResult:
     """EM-PC (PrivPC of paper 000): ε-DP PC for categorical data via the exponential mechanism.
 
     Parameters
@@ -206,11 +216,19 @@ def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_sp
     node_names : variable names (default: DataFrame columns or X1..Xp).
     max_distance : data-independent cap on |distance score| (default
         :func:`default_max_distance` from ε₁, ε₂ and p).
-    exact_states : budget of the exact distance search per test (0 = greedy only).
+    exact_states : budget of the exact distance search of ``distance="search"``.
+    distance : "lipschitz" (default): the provable sensitivity-1 lower bound of
+        the flip distance (:func:`dpcd.distance_score.flip_distance`);
+        "search": the greedy/exact search, closer to the paper's exact distance
+        but with **no proven guarantee** where a score is not exact.
+    n_max : public bound on the number of records used by the "lipschitz"
+        step bound (default: the dataset's n, i.e. n treated as public).
 
-    Privacy: ε-DP, add/remove one record, public domain sizes (Thm. 1; see the
-    module docstring for the two corrections and for the exact/greedy caveat).
-    The ledger never totals more than ``epsilon``.
+    Privacy: with ``distance="lipschitz"``, ε-DP under add/remove one record
+    with the domain sizes and n_max public (Thm. 1; see the module docstring
+    for the two corrections). With ``distance="search"`` the guarantee holds
+    only if every score was exact (``info["unproven_scores"] == 0``). The
+    ledger never totals more than ``epsilon``.
 
     Returns a :class:`PCResult`; ``info`` holds ``rounds``, ``spent``,
     ``n_scores`` (distinct distance scores), ``exact_fraction`` and ``seconds``.
@@ -220,6 +238,8 @@ def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_sp
     alpha = check_probability(alpha, "alpha")
     e1, e2 = _check_split(epsilon, epsilon_split)
     exact_states = check_int(exact_states, "exact_states", minimum=0)
+    if distance not in ("lipschitz", "search"):
+        raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")
     codes = as_data_matrix(data, kind="discrete")
     codes = np.asfortranarray(codes)
     names = node_names_of(data, node_names)
@@ -229,15 +249,20 @@ def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_sp
         max_distance = default_max_distance(e1, e2, p - 1)
     max_distance = check_int(max_distance, "max_distance", minimum=1)
     generator = as_rng(rng)
-    ledger = PrivacyLedger("add/remove", public=("domains",))
+    if n_max is None:
+        n_max = codes.shape[0]
+    n_max = check_int(n_max, "n_max", minimum=codes.shape[0])
+    ledger = PrivacyLedger("add/remove", public=("domains", "n_max") if distance == "lipschitz" else ("domains",))
     decider = EMPCDecider(codes, levels, alpha=alpha, epsilon=epsilon, epsilon_1=e1, epsilon_2=e2, rng=generator,
-                          ledger=ledger, max_distance=max_distance, exact_states=exact_states)
+                          ledger=ledger, max_distance=max_distance, exact_states=exact_states,
+                          distance=distance, n_max=n_max)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger)
     stopped = result.stopped_early or decider.skipped_rounds > 0
     return replace(result, stopped_early=stopped, info={
         "algorithm": "em_pc", "epsilon": epsilon, "epsilon_1": e1, "epsilon_2": e2, "alpha": alpha,
         "rounds": decider.rounds, "skipped_rounds": decider.skipped_rounds, "spent": decider.spent,
         "n_scores": decider.n_scores, "exact_fraction": decider.n_exact / max(decider.n_scores, 1),
+        "distance": distance, "unproven_scores": decider.n_unproven,
         "max_distance": max_distance, "seconds": time.perf_counter() - started,
     })
 
@@ -250,13 +275,15 @@ def _rates(result: PCResult, dag) -> dict:
 
 
 def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rng: RngLike, alpha: float = 0.01,
-             algorithms: Sequence[str] = ("pc", "lapmech", "em_pc"), max_cells: int | None = None,
+             algorithms: Sequence[str] = ("pc", "lapmech", "em_pc", "em_pc_search"), max_cells: int | None = None,
              max_order: int | None = None) -> list[dict]:
     """One categorical setting of paper 000 (Tables III–VI): one random DAG and dataset, every algorithm.
 
     Draws a random DAG (p nodes, sparseness s) and n records with 2–5 levels per
     node, runs non-private PC (G², α) once and LapMech / EM-PC at every ε in
-    ``epsilons`` on the same data; returns one row per (algorithm, ε) with
+    ``epsilons`` on the same data ("em_pc": provable distance scores;
+    "em_pc_search": the greedy/exact search scores, closer to the paper's
+    utility but without a proven guarantee); returns one row per (algorithm, ε) with
     TPR/FPR/TDR (skeleton, as pcalg's ``compareGraphs``), seconds and the
     privacy spent. A LapMech run whose table exceeds ``max_cells`` gives a row
     with NaN rates and ``note="infeasible"``.
@@ -290,12 +317,16 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
                 rates, note, spent = {"tpr": np.nan, "fpr": np.nan, "tdr": np.nan}, "infeasible", np.nan
             rows.append({**base, "epsilon": epsilon, "algorithm": "lapmech", **rates,
                          "seconds": time.perf_counter() - t0, "spent": spent, "note": note})
-        if "em_pc" in algorithms:
+        for algorithm, distance in (("em_pc", "lipschitz"), ("em_pc_search", "search")):
+            if algorithm not in algorithms:
+                continue
             t0 = time.perf_counter()
-            result = em_pc(data, epsilon=epsilon, alpha=alpha, rng=generator, max_order=max_order)
-            rows.append({**base, "epsilon": epsilon, "algorithm": "em_pc", **_rates(result, dag),
+            result = em_pc(data, epsilon=epsilon, alpha=alpha, rng=generator, max_order=max_order,
+                           distance=distance)
+            rows.append({**base, "epsilon": epsilon, "algorithm": algorithm, **_rates(result, dag),
                          "seconds": time.perf_counter() - t0, "spent": result.ledger.total().epsilon,
-                         "note": f"exact scores {result.info['exact_fraction']:.2f}"})
+                         "note": f"exact scores {result.info['exact_fraction']:.2f}, "
+                                 f"unproven {result.info['unproven_scores']}"})
     return rows
 
 
@@ -382,12 +413,12 @@ def paper_rows(results) -> "object":
 
 
 def adult_case_study(*, epsilon: float = 10.0, rng: RngLike, alpha: float = 0.01, max_rows: int | None = None,
-                     max_order: int | None = None) -> dict:
+                     max_order: int | None = None, distance: Literal["lipschitz", "search"] = "lipschitz") -> dict:
     """Fig. 1 of paper 000: non-private PC on UCI Adult as the reference CPDAG, EM-PC at ``epsilon`` against it.
 
     Returns ``{"reference", "private" (PCResult), "rates" (TPR/FPR/TDR of the private CPDAG's skeleton
     against the reference), "n", "edges_reference", "edges_private"}``. ``max_rows`` keeps the first rows
-    only (for quick checks; the paper uses all 48 842).
+    only (for quick checks; the paper uses all 48 842). ``distance`` is EM-PC's distance-score method.
     """
     from ..graphs import tpr_fpr_tdr
     from ..realdata import load_adult
@@ -397,6 +428,6 @@ def adult_case_study(*, epsilon: float = 10.0, rng: RngLike, alpha: float = 0.01
     if max_rows is not None:
         data = data.iloc[:check_int(max_rows, "max_rows", minimum=10)]
     reference = pc(data, ci_test="g2", alpha=alpha, max_order=max_order)
-    private = em_pc(data, epsilon=epsilon, alpha=alpha, rng=rng, max_order=max_order)
+    private = em_pc(data, epsilon=epsilon, alpha=alpha, rng=rng, max_order=max_order, distance=distance)
     return {"reference": reference, "private": private, "rates": tpr_fpr_tdr(private.cpdag, reference.cpdag),
             "n": len(data), "edges_reference": len(reference.skeleton), "edges_private": len(private.skeleton)}
