@@ -123,3 +123,8 @@ def test_curate_rejects_bad_arguments(asia):
         curate(asia, epsilon_total=1.0, rng=0, composition="basic")
     with pytest.raises(TypeError, match="rng"):
         curate(asia, epsilon_total=1.0, rng=None)
+
+
+def test_pvalue_sensitivity_is_at_most_one_even_with_more_strata_than_rows():
+    assert kendall_pvalue_sensitivity(100, 500) == 1.0
+    assert 0 < kendall_pvalue_sensitivity(100, 2) <= 1.0

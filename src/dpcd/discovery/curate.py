@@ -255,13 +255,16 @@ def kendall_pvalue_sensitivity(n_rows: int, n_strata: int = 1) -> float:
     :func:`dpcd.privacy.sensitivity.conditional_kendall_sensitivity` (Wang, Pang
     & Song 2020, Thm 3, with the weight change included). The paper (App. VI-B)
     instead multiplies a τ sensitivity by L_Φ = 1/√(2π); its Eq. 16 is orders of
-    magnitude smaller and is not a worst-case bound.
+    magnitude smaller and is not a worst-case bound. Never more than 1 (p ∈ [0, 1]),
+    which is also the value when there are at least as many strata as rows.
     """
     from ..privacy.sensitivity import conditional_kendall_sensitivity, pvalue_sensitivity
 
     n_rows = check_int(n_rows, "n_rows", minimum=2)
     n_strata = check_int(n_strata, "n_strata", minimum=1)
-    return 2.0 * float(pvalue_sensitivity(conditional_kendall_sensitivity(n_rows, n_strata)))
+    if n_rows - 1 <= n_strata:
+        return 1.0  # the z-score bound is infinite, but a p-value lies in [0, 1]
+    return min(1.0, 2.0 * float(pvalue_sensitivity(conditional_kendall_sensitivity(n_rows, n_strata))))
 
 
 # --------------------------------------------------------------------------- decider
@@ -559,20 +562,16 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
                              max_evaluations=max_evaluations, line_search_size=min(1000, n // 2))
         ledger = result.ledger
         eps_paper = ledger.total("basic").epsilon
-    elif algorithm == "priv_pc":
-        from .priv_pc import priv_pc
+    elif algorithm in ("priv_pc", "svt_pc", "em_pc"):
+        import importlib
 
-        result = priv_pc(data, epsilon=epsilon, alpha=threshold, rng=generator)
-        ledger = result.ledger
-    elif algorithm == "svt_pc":
-        from .svt_pc import svt_pc
-
-        result = svt_pc(data, epsilon=epsilon, alpha=threshold, rng=generator)
-        ledger = result.ledger
-    elif algorithm == "em_pc":
-        from .em_pc import em_pc
-
-        result = em_pc(data, epsilon=epsilon, alpha=threshold, rng=generator)
+        function = getattr(importlib.import_module(EXPERIMENT_ALGORITHMS[algorithm]), algorithm)
+        try:
+            result = function(data, epsilon=epsilon, alpha=threshold, rng=generator)
+        except ValueError as err:  # a comparison line that cannot run on this cell: report, do not abort the grid
+            return {"f1_true": np.nan, "f1_vs_pc": np.nan, "seconds": np.nan, "n_tests": np.nan,
+                    "pc_tests": float(reference.n_tests), "eps_paper": np.nan, "eps_basic": np.nan,
+                    "eps_advanced": np.nan, "eps_tight": np.nan, "delta_total": np.nan, "error": str(err)}
         ledger = result.ledger
     else:
         raise ValueError(f"algorithm must be one of {sorted(EXPERIMENT_ALGORITHMS)}, got {algorithm!r}")
@@ -585,6 +584,7 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
         "pc_tests": float(reference.n_tests),
         "eps_paper": float(eps_paper),
         "eps_basic": np.nan, "eps_advanced": np.nan, "eps_tight": np.nan, "delta_total": np.nan,
+        "error": "",
     }
     if ledger is not None and ledger.n_charges:
         row["eps_basic"] = ledger.total("basic").epsilon
