@@ -43,7 +43,6 @@ import json
 import math
 import os
 import pickle
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -52,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._io import atomic_write
 from ._validation import check_int
 
 __all__ = ["run_grid", "timed", "expand_grid", "cell_seed", "stable_hash", "DASK_SCHEDULER_ENV"]
@@ -201,20 +201,7 @@ def _cache_path(cache_dir: Path, key: str) -> Path:
 
 
 def _atomic_pickle(path: Path, payload: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write(path, lambda handle: pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL), fsync=True)
 
 
 def _normalise_result(result: Any, name: str) -> list[dict[str, Any]]:

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,8 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+
+from ._io import atomic_write
 
 __all__ = [
     "ALGORITHM_COLOURS",
@@ -137,18 +138,11 @@ def savefig(fig: Figure, out_dir: str | os.PathLike[str], name: str, *, dpi: int
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt, metadata in (("png", {"Software": None}), ("svg", {"Date": None, "Creator": None})):
-        path = out / f"{name}.{fmt}"
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".{fmt}", dir=out)
-        os.close(fd)
-        try:
+        def write(handle, fmt=fmt, metadata=metadata):
             with matplotlib.rc_context({"svg.hashsalt": "dpcd"}):
-                fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-        paths.append(path)
+                fig.savefig(handle, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
+
+        paths.append(atomic_write(out / f"{name}.{fmt}", write))
     return paths[0], paths[1]
 
 

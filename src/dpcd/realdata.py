@@ -39,7 +39,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from dpcd.datasets import Dataset
+from ._io import DATA_DIR_ENV, data_dir
+from .datasets import Dataset
 
 __all__ = [
     "DATA_DIR_ENV",
@@ -51,9 +52,6 @@ __all__ = [
     "load_tuebingen_pairs",
     "tuebingen_pair",
 ]
-
-#: Environment variable that overrides the location of the data directory.
-DATA_DIR_ENV = "DPCD_DATA_DIR"
 
 #: SHA-256 of the *uncompressed* content of every shipped file (path relative to
 #: the data directory). ``data/README.md`` also lists the hashes of the .gz files.
@@ -80,14 +78,6 @@ class DataChecksumError(ValueError):
 
 
 # --------------------------------------------------------------------------- files
-
-
-def data_dir() -> Path:
-    """The directory the loaders read: ``$DPCD_DATA_DIR`` if set, else ``<repository>/data``."""
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(__file__).resolve().parents[2] / "data"
 
 
 def _read_verified(relpath: str) -> bytes:

@@ -20,7 +20,6 @@ import json
 import math
 import numbers
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._io import DATA_DIR_ENV, atomic_write_text, data_dir
 from ._validation import check_positive
 
 __all__ = [
@@ -47,39 +47,12 @@ __all__ = [
 
 COMPARISON_COLUMNS = ("paper", "item", "metric", "paper_value", "ours", "difference", "tolerance", "verdict", "note")
 VERDICTS = ("reproduced", "not reproduced", "qualitative", "not computed")
-DATA_DIR_ENV = "DPCD_DATA_DIR"
 RUN_INFO = "run.json"
 COMPARISON_FILE = "comparison.csv"
 REPORT_FILE = "REPORT.md"
 
 
 # --------------------------------------------------------------------------- files
-
-
-def data_dir() -> Path:
-    """The project's ``data/`` folder (``$DPCD_DATA_DIR`` overrides it)."""
-    override = os.environ.get(DATA_DIR_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
-    return Path(__file__).resolve().parents[2] / "data"
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
 
 
 def _check_name(name: Any, argument: str = "name") -> str:
