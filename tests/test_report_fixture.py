@@ -63,7 +63,7 @@ def test_compare_gives_the_expected_verdicts(out):
 
 def test_report_command_writes_the_verdicts_and_links(out, capsys):
     assert main(["report", "--out", str(out)]) == 0
-    assert "REPORT.md" in capsys.readouterr().out
+    assert "REPORT.md: 2 reproduced, 2 not reproduced, 2 qualitative, 1 not computed" in capsys.readouterr().out
     text = (out / "REPORT.md").read_text()
     summary = [line for line in text.splitlines() if line.startswith("| [toy_paper]")]
     assert len(summary) == 1

@@ -50,8 +50,11 @@ def _reproduce(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from .reporting import build_report
 
+    from .reporting import VERDICTS, verdict_counts
+
     path = build_report(args.out)
-    print(f"wrote {path}")
+    total = verdict_counts(args.out).iloc[-1]
+    print(f"wrote {path}: " + ", ".join(f"{int(total[v])} {v}" for v in VERDICTS))
     return 0
 
 
