@@ -328,3 +328,28 @@ def test_numeric_auto_is_privpc_star_and_stays_within_the_budget():
     assert found.auto_selected and found.algorithm == "privpc_star"
     assert found.privacy["achieved"]["epsilon"] <= 2.0
     assert list(found.graph.nodes) == list(data.columns)
+
+
+# --------------------------------------------------------------------------- the cross-paper benchmark's cells
+
+
+def test_benchmark_cell_rows_and_ranking():
+    from dpcd.benchmark import dataset_kind, rank_table, run_cell, summarise
+
+    assert dataset_kind("asia") == "categorical" and dataset_kind("nonlinear") == "numeric"
+    with pytest.raises(ValueError, match="dataset must be"):
+        dataset_kind("mnist")
+    assert run_cell(dataset="linear_gaussian", algorithm="lapmech", epsilon=1.0, delta=1e-6, n=500, rng=0) == []
+    _require("svt_pc")
+    rows = run_cell(dataset="cancer", algorithm="svt_pc", epsilon=1.0, delta=1e-6, n=1_000, rng=0)
+    assert len(rows) == 1 and rows[0]["error"] == "" and rows[0]["within_budget"]
+    assert 0.0 <= rows[0]["f1"] <= 1.0 and rows[0]["epsilon_spent"] <= 1.0
+    # ranking: per dataset among runs within the budget, 1 = best F1
+    results = pd.DataFrame({
+        "dataset": ["a", "a", "a", "b", "b", "b"], "label": ["X", "Y", "Z", "X", "Y", "Z"], "epsilon": [1.0] * 6,
+        "f1": [0.9, 0.5, 0.99, 0.2, 0.4, 0.1], "skeleton_f1": 0.5, "shd": 1.0, "seconds": 0.1, "epsilon_spent": 1.0,
+        "within_budget": [True, True, False, True, True, True], "error": "",
+    })
+    ranks = rank_table(summarise(results)).set_index("label")
+    assert ranks.loc["X", "mean_rank"] == 1.5 and ranks.loc["Y", "mean_rank"] == 1.5
+    assert ranks.loc["Z", "mean_rank"] == 3.0 and ranks.loc["Z", "datasets"] == 1  # over budget on a: not ranked
