@@ -32,15 +32,18 @@ entry says how its parameter maps to a total:
 
 * ``budget="total"``: the parameter is the run's total budget; it is passed as
   is, and the run's ledger must come out at or below the request;
-* ``budget="per_test"``: the parameter is spent per CI test. The number of tests
-  of a run depends on the data, so choosing the parameter from an actual run's
-  count would leak information about the data. Instead the parameter is found
-  by bisection on a **data-independent plan**: a ledger holding the worst-case
-  number of tests of the PC skeleton search on p variables up to ``max_order``
-  (:func:`worst_case_tests`), each charged like the algorithm charges one test.
-  Because the algorithm cannot make more tests than that, its real ledger is
-  below the plan, and the plan's tight total is ≤ the request. The guarantee is
-  then the request, whatever the data.
+* ``budget="per_test"`` / ``"per_edge"``: the parameter is spent per CI test
+  (Priv-PC, PCD) or per removed edge (SVT-PC). The number of rounds of a run
+  depends on the data, so choosing the parameter from an actual run's count
+  would leak information about the data. Instead the parameter is found by a
+  root search on a **data-independent plan**: a ledger holding the worst-case
+  number of rounds — every test of the PC skeleton search on p variables up to
+  ``max_order`` (:func:`worst_case_tests`; ``max_order`` defaults to
+  :data:`DEFAULT_PLAN_MAX_ORDER`), or every one of the p(p − 1)/2 edges — each
+  charged like the algorithm charges one round, plus its one-off charges.
+  Because the algorithm cannot make more rounds than that, its real ledger is
+  dominated by the plan, and the plan's tight total is ≤ the request. The
+  guarantee is then the request, whatever the data.
 
 Privacy: the released graph is as private as the algorithm's run (its
 docstring states the neighbouring relation and theorem); everything written
