@@ -353,3 +353,17 @@ def test_benchmark_cell_rows_and_ranking():
     ranks = rank_table(summarise(results)).set_index("label")
     assert ranks.loc["X", "mean_rank"] == 1.5 and ranks.loc["Y", "mean_rank"] == 1.5
     assert ranks.loc["Z", "mean_rank"] == 3.0 and ranks.loc["Z", "datasets"] == 1  # over budget on a: not ranked
+
+
+@pytest.mark.parametrize(("name", "dataset"), [("priv_pc", "asia"), ("svt_pc", "asia"), ("pcd", "linear_gaussian")])
+def test_plan_charges_match_the_algorithms_ledgers(name, dataset):
+    """Every kind an algorithm charges is a kind its worst-case plan charges (else the plan could under-count)."""
+    from dpcd.benchmark import load_dataset
+
+    spec = _require(name)
+    data, _ = load_dataset(dataset, 2_000, np.random.default_rng(0))
+    result = disc.run_algorithm(spec, data, epsilon=50.0, delta=1e-6, rng=1)  # a large budget: many charges
+    planned = {kind for _, kind in spec.round_charges + spec.open_charges}
+    charged = {entry.kind for entry in result.ledger.entries}
+    assert charged and charged <= planned
+    assert result.ledger.total("tight", target_delta=1e-6).epsilon <= 50.0
