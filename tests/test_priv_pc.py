@@ -109,3 +109,10 @@ def test_query_is_half_the_two_sided_p(asia):
 def test_bad_input(asia, kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
         priv_pc(asia, rng=0, **kwargs)
+
+
+def test_pvalue_sensitivity_falls_back_to_one_half_with_too_many_strata():
+    levels = np.array([6, 6, 6, 6, 6, 6])
+    assert kendall_pvalue_sensitivity(1000, levels, 4) == 0.5  # 6^4 = 1296 strata > n − 1
+    finite = kendall_pvalue_sensitivity(100_000, levels, 2)
+    assert 0 < finite < 0.5

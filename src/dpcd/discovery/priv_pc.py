@@ -85,6 +85,7 @@ def kendall_pvalue_sensitivity(n: int, levels: Sequence[int], max_order: int, *,
 
     ``levels``: domain sizes of the variables (public); ``max_order``: the
     largest conditioning set, which fixes the largest number of strata k.
+    When n − 1 ≤ k the z-score has no finite bound and the trivial ½ is used.
     """
     n = check_int(n, "n", minimum=2)
     max_order = check_int(max_order, "max_order", minimum=0)
@@ -93,6 +94,10 @@ def kendall_pvalue_sensitivity(n: int, levels: Sequence[int], max_order: int, *,
     if sensitivity != "proven":
         raise ValueError(f"sensitivity must be 'proven' or 'reference', got {sensitivity!r}")
     k = _max_strata(np.asarray(levels), max_order)
+    if n - 1 <= k:
+        # no finite bound on the z-score with this many strata; the one-sided p-value
+        # 1 − Φ(|Z|) lies in [0, ½] whatever the data, so ½ is always a valid sensitivity
+        return 0.5
     return pvalue_sensitivity(conditional_kendall_sensitivity(n, k, neighbouring="replace"))
 
 
