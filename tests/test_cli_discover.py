@@ -13,7 +13,7 @@ import pytest
 from dpcd.cli import main
 from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
 
-disc = importlib.import_module("dpcd.discover")
+disc = importlib.import_module("dpcd.release")
 
 
 @pytest.fixture(scope="module")

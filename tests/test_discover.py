@@ -18,7 +18,7 @@ from dpcd.discovery.pc import Decider, pc, run_pc
 from dpcd.plotting import ALGORITHM_COLOURS
 from dpcd.privacy import PrivacyLedger
 
-disc = importlib.import_module("dpcd.discover")  # ``dpcd.discover`` is also the function
+disc = importlib.import_module("dpcd.release")
 
 
 # --------------------------------------------------------------------------- test-only algorithms

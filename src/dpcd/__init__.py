@@ -7,4 +7,4 @@ on one PC engine, one set of conditional-independence tests and one privacy ledg
 
 __version__ = "0.1.0"
 
-from .discover import discover  # noqa: E402  (use `from dpcd.discover import ...` for the module's other names)
+from .release import discover  # noqa: E402  (the module behind it is dpcd.release)

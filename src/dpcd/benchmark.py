@@ -2,9 +2,9 @@
 
 The papers each compare their algorithm with one or two baselines, each under
 its own accounting (per-test ε, advanced composition, a privacy "cost" read off
-after the run). Here every algorithm of :data:`dpcd.discover.ALGORITHMS` gets
+after the run). Here every algorithm of :data:`dpcd.release.ALGORITHMS` gets
 the **same total budget**, measured by the **same tight accountant** (the
-ledger's PLD accountant at δ), through :func:`dpcd.discover.calibrate`:
+ledger's PLD accountant at δ), through :func:`dpcd.release.calibrate`:
 total-budget algorithms receive (ε, δ) directly, per-test and per-edge
 algorithms the largest per-round ε whose data-independent worst-case plan
 composes to at most ε. A run whose own ledger exceeds the budget (NOLEAKS and
@@ -27,7 +27,7 @@ import pandas as pd
 
 from ._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .datasets import BNLEARN_NETWORKS, load_bnlearn, random_dag, sample_linear_gaussian, sample_nonlinear
-from .discover import ALGORITHMS, calibrate, run_algorithm
+from .release import ALGORITHMS, calibrate, run_algorithm
 from .experiments import timed
 from .graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
 

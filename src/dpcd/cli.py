@@ -59,7 +59,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _discover(args: argparse.Namespace) -> int:
-    from .discover import discover
+    from .release import discover
 
     out = args.out
     if out is None:

@@ -7,7 +7,7 @@ import pytest
 
 from dpcd.datasets import load_bnlearn
 
-disc = importlib.import_module("dpcd.discover")
+disc = importlib.import_module("dpcd.release")
 
 
 @pytest.mark.benchmark

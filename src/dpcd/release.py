@@ -1,4 +1,4 @@
-"""Private causal discovery on a user's own CSV: ``dpcd.discover`` and ``python -m dpcd discover``.
+"""Private causal discovery on a user's own CSV: ``dpcd.discover`` (defined here) and ``python -m dpcd discover``.
 
 One call loads a CSV, detects (or takes) each column's type, validates the
 data and the privacy budget, picks the private algorithm, calibrates it to the
