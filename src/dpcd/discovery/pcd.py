@@ -67,7 +67,7 @@ __all__ = [
     "sample_ci_case",
 ]
 
-CI_TESTS = ("rcit", "kendall")
+CI_TESTS = ("rcit", "rcit_c1", "kendall")
 PAPER_EPSILONS = (0.1, 0.2, 0.4, 0.8, 1.0, 2.0, 4.0, 8.0, math.inf)
 LEDGER_NOTE = ("paper's accounting (Zhang et al. 2023, Thm. 5): noise calibrated to the LOCAL sensitivity "
                "Delta_P, so not a proven epsilon-DP guarantee")
@@ -93,9 +93,17 @@ def pcd_decision(p_value: float, sensitivity: float, *, alpha: float, epsilon: f
 
 
 def make_tester(data, ci_test: str, *, rng: RngLike, n_permutations: int = 100, lam: float = 1.0):
-    """The memoised CI tester of ``ci_test`` ("rcit" or "kendall") on numeric ``data``."""
+    """The memoised CI tester of ``ci_test`` on numeric ``data``.
+
+    "rcit": RCIT with λ = ``lam`` in Eq. 2, i.e. a ridge term c = mλ/2 (m/2 at
+    the paper's λ = 1). "rcit_c1": RCIT with ridge term c = 1 (λ = 2/m), the
+    scikit-learn ``KernelRidge(alpha=1)`` reading of "λ = 1", used to test
+    whether the paper meant that. "kendall": the conditional Kendall's τ baseline.
+    """
     if ci_test == "rcit":
         return RCITTester(data, rng=rng, n_permutations=n_permutations, lam=lam)
+    if ci_test == "rcit_c1":
+        return RCITTester(data, rng=rng, n_permutations=n_permutations, lam=2.0 / np.shape(data)[0])
     if ci_test == "kendall":
         return CITester(as_data_matrix(data, kind="numeric"), kendall_ci_test)
     raise ValueError(f"ci_test must be one of {CI_TESTS}, got {ci_test!r}")
