@@ -64,6 +64,7 @@ __all__ = [
     "kendall_pvalue_sensitivity",
     "reference_max_order",
     "privacy_totals",
+    "kendall_run_setup",
 ]
 
 SensitivityMode = Literal["proven", "reference"]
@@ -99,6 +100,16 @@ def kendall_pvalue_sensitivity(n: int, levels: Sequence[int], max_order: int, *,
         # 1 − Φ(|Z|) lies in [0, ½] whatever the data, so ½ is always a valid sensitivity
         return 0.5
     return pvalue_sensitivity(conditional_kendall_sensitivity(n, k, neighbouring="replace"))
+
+
+def kendall_run_setup(data, node_names: Sequence[str] | None, max_order: int | None):
+    """Checked codes, node names, maximum order (default: the authors' cap) and the p-value query of a run."""
+    codes = as_data_matrix(data, kind="discrete")
+    names = node_names_of(data, node_names)
+    if max_order is None:
+        max_order = reference_max_order(*codes.shape)
+    max_order = check_int(max_order, "max_order", minimum=0)
+    return codes, names, max_order, KendallPValueQuery(codes)
 
 
 class KendallPValueQuery:
@@ -204,8 +215,8 @@ def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, t
     (sieved, examined, full-data and sub-sample tests) and the calibration used.
 
     Privacy: (ε_tot, δ)-DP under replace-one neighbours with n and domains
-    public, ε_tot = ``info["epsilon_advanced"]`` (or the tighter
-    ``info["epsilon_tight"]``), by [WPS20, Thm 1] per round and composition.
+    public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_advanced"]``
+    (or the tighter ``"epsilon_tight"``), by [WPS20, Thm 1] per round and composition.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -214,19 +225,14 @@ def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, t
     if not 0 <= threshold_tweak < alpha:
         raise ValueError(f"threshold_tweak must be in [0, alpha) so the sieve threshold alpha - t is positive, "
                          f"got {threshold_tweak} with alpha={alpha}")
-    codes = as_data_matrix(data, kind="discrete")
-    names = node_names_of(data, node_names)
+    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order)
     n, p = codes.shape
-    if max_order is None:
-        max_order = reference_max_order(n, p)
-    max_order = check_int(max_order, "max_order", minimum=0)
     if subsample_size is None:
         subsample_size = optimal_subsample_size(n, epsilon)
     subsample_size = check_int(subsample_size, "subsample_size", minimum=2)
     if subsample_size > n:
         raise ValueError(f"subsample_size must be at most n={n}, got {subsample_size}")
     generator = as_rng(rng)
-    query = KendallPValueQuery(codes)
     order_cap = min(max_order, p - 2)
     full_sensitivity = kendall_pvalue_sensitivity(n, query.levels, order_cap, sensitivity=sensitivity)
     sub_sensitivity = kendall_pvalue_sensitivity(subsample_size, query.levels, order_cap, sensitivity=sensitivity)

@@ -27,12 +27,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .._validation import RngLike, as_rng, as_data_matrix, check_delta, check_epsilon, check_int, check_probability
+from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_probability
 from ..privacy.ledger import PrivacyLedger
 from ..privacy.mechanisms import SparseVector
-from .pc import Decider, PCResult, node_names_of, run_pc
-from .priv_pc import (KendallPValueQuery, SensitivityMode, kendall_pvalue_sensitivity,
-                      reference_max_order)
+from .pc import Decider, PCResult, run_pc
+from .priv_pc import SensitivityMode, kendall_pvalue_sensitivity, kendall_run_setup
 
 __all__ = ["svt_pc", "SparseVectorDecider"]
 
@@ -83,18 +82,13 @@ def svt_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, rn
 
     Parameters as in :func:`dpcd.discovery.priv_pc.priv_pc` (``epsilon`` is
     the per-hit privacy parameter). Returns a :class:`PCResult` with a
-    replace-one ledger and the totals in ``info``.
+    replace-one ledger (totals: ``privacy_totals(result.ledger, delta)``).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
-    codes = as_data_matrix(data, kind="discrete")
-    names = node_names_of(data, node_names)
+    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order)
     n, p = codes.shape
-    if max_order is None:
-        max_order = reference_max_order(n, p)
-    max_order = check_int(max_order, "max_order", minimum=0)
-    query = KendallPValueQuery(codes)
     sens = kendall_pvalue_sensitivity(n, query.levels, min(max_order, p - 2), sensitivity=sensitivity)
     ledger = PrivacyLedger(neighbouring="replace", public=("n", "domains"))
     decider = SparseVectorDecider(query, threshold=alpha, epsilon=epsilon, sensitivity=sens, rng=rng, ledger=ledger)
