@@ -362,3 +362,61 @@ def test_pair_selection_rule():
     assert anm.select_largest_pairs(table, 3) == ["pair1", "pair2", "pair3"]
     flips = anm.pair_orientations(["a", "b", "c"], rng=0)
     assert flips == anm.pair_orientations(["a", "b", "c"], rng=0)
+
+
+# --------------------------------------------------------------------------- a fixed, public split
+
+
+def test_default_split_is_unchanged():
+    """Without ``split`` the result is the one the module gave before the argument existed
+    (values recorded from that version), and equals an explicit split drawn from the same stream."""
+    x, y = _anm_data(12, n=200)
+    res = anm.private_anm_test_set(x, y, epsilon=0.5, rng=5)
+    recorded = {"spearman": (0.13702704098881538, 0.09761635629945997),
+                "kendall": (-0.06283369084219156, 0.406068463572407),
+                "hsic": (0.20888519880835354, 0.7839412168132524)}
+    for name, values in recorded.items():
+        assert res.scores[name] == pytest.approx(values, abs=1e-12)
+    assert res.scores["iqr"] == (None, None)
+    generator = np.random.default_rng(5)
+    split = anm.split_indices(x.size, rng=generator)
+    explicit = anm.private_anm_test_set(x, y, epsilon=0.5, rng=generator, split=split)
+    assert explicit.scores == res.scores
+
+
+def test_given_split_fixes_the_training_half():
+    x, y = _anm_data(13, n=60)
+    train, test = np.arange(0, 60, 3), np.setdiff1d(np.arange(60), np.arange(0, 60, 3))
+    fit = anm.fit_anm(x, y, rng=0, split=(train, test))
+    np.testing.assert_array_equal(fit.train_index, train)
+    np.testing.assert_array_equal(fit.test_index, test)
+    assert (fit.n, fit.m) == (20, 40)
+    xs, ys = anm.scale_to_unit(x), anm.scale_to_unit(y)
+    np.testing.assert_array_equal(fit.x_test, xs[test])
+    np.testing.assert_array_equal(fit.y_test, ys[test])
+    # the split does not depend on rng, and changing a test row leaves everything learnt on the
+    # training half (bandwidths, and thus the regressions) unchanged
+    assert anm.fit_anm(x, y, rng=1, split=(train, test)).bandwidths == fit.bandwidths
+    x2 = x.copy()
+    x2[test[0]] = 0.1234
+    other = anm.fit_anm(x2, y, rng=0, split=(train, test), bounds_x=(x.min(), x.max()))
+    assert other.bandwidths == fit.bandwidths
+    res = anm.private_anm_test_set(x, y, epsilon=1.0, rng=0, split=(list(train), list(test)),
+                                   scores=("spearman",))
+    assert (res.n, res.m) == (20, 40)
+    plain = anm.anm(x, y, scores="hsic", rng=0, split=(train, test))
+    np.testing.assert_array_equal(plain.fit.train_index, train)
+
+
+@pytest.mark.parametrize("split,error,match", [
+    ((np.arange(5),), TypeError, "pair"),
+    ((np.arange(5), np.arange(5, 10.0)), TypeError, "integer"),
+    ((np.arange(1), np.arange(5, 10)), ValueError, "at least 2"),
+    ((np.arange(5), np.arange(5, 11)), ValueError, r"\[0, 10\)"),
+    ((np.array([0, 0, 1]), np.arange(5, 10)), ValueError, "repeated"),
+    ((np.arange(6), np.arange(5, 10)), ValueError, "disjoint"),
+])
+def test_bad_split_is_rejected(split, error, match):
+    x, y = _anm_data(1, n=10)
+    with pytest.raises(error, match=match):
+        anm.private_anm_test_set(x, y, epsilon=1.0, rng=0, split=split)

@@ -98,6 +98,7 @@ __all__ = [
     "as_pair",
     "scale_to_unit",
     "split_indices",
+    "check_split",
     "fit_anm",
     "anm",
     "dependence_score",
@@ -194,6 +195,32 @@ def split_indices(size: int, *, train_fraction: float = 0.5, rng: RngLike) -> tu
         )
     perm = as_rng(rng).permutation(size)
     return np.sort(perm[:n_train]), np.sort(perm[n_train:])
+
+
+def check_split(split, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a public split ``(train_index, test_index)`` of ``range(size)``.
+
+    Both parts must be 1-D integer index arrays with at least 2 entries each,
+    inside ``[0, size)``, without repeats and disjoint (rows in neither part are
+    unused). Returned as sorted ``int64`` arrays, the form :func:`split_indices` returns.
+    """
+    if not isinstance(split, (tuple, list)) or len(split) != 2:
+        raise TypeError("split must be a pair (train_index, test_index) of integer index arrays")
+    parts = []
+    for name, part in zip(("train_index", "test_index"), split):
+        array = np.asarray(part)
+        if array.ndim != 1 or not (array.size == 0 or np.issubdtype(array.dtype, np.integer)):
+            raise TypeError(f"split: {name} must be a 1-D array of integer row indices")
+        if array.size < 2:
+            raise ValueError(f"split: {name} needs at least 2 rows, got {array.size}")
+        if np.any(array < 0) or np.any(array >= size):
+            raise ValueError(f"split: {name} must index rows in [0, {size})")
+        if np.unique(array).size != array.size:
+            raise ValueError(f"split: {name} contains repeated rows")
+        parts.append(np.sort(array.astype(np.int64)))
+    if np.intersect1d(parts[0], parts[1]).size:
+        raise ValueError("split: train_index and test_index must be disjoint")
+    return parts[0], parts[1]
 
 
 # --------------------------------------------------------------------------- scores
@@ -523,13 +550,18 @@ def _krr_predict(train_in: np.ndarray, train_out: np.ndarray, test_in: np.ndarra
 
 def fit_anm(x, y, *, lam: float = 1e-3, train_fraction: float = 0.5, rng: RngLike,
             bandwidth: float | None = None, bounds_x: Optional[tuple[float, float]] = None,
-            bounds_y: Optional[tuple[float, float]] = None) -> ANMFit:
+            bounds_y: Optional[tuple[float, float]] = None,
+            split: Optional[tuple[np.ndarray, np.ndarray]] = None) -> ANMFit:
     """Steps 1-5 of Alg. 1: scale to [-1, 1], split, KRR both ways (Eq. 5), test residuals.
 
     ``bandwidth=None`` uses the median heuristic on the **training** half for the
     regression kernels and for the HSIC kernels (input and training residuals),
     so nothing but the scores depends on the test half. A float fixes every
     bandwidth (a public choice, needed for training-set privacy).
+
+    ``split=(train_index, test_index)`` fixes the split (see :func:`check_split`;
+    ``train_fraction`` is then ignored and ``rng`` is not used); ``None`` draws
+    a random split with :func:`split_indices` from ``rng``.
     """
     x, y = as_pair(x, y)
     lam = check_positive(lam, "lam")
@@ -537,7 +569,10 @@ def fit_anm(x, y, *, lam: float = 1e-3, train_fraction: float = 0.5, rng: RngLik
         bandwidth = check_positive(bandwidth, "bandwidth")
     generator = as_rng(rng)
     xs, ys = scale_to_unit(x, bounds=bounds_x), scale_to_unit(y, bounds=bounds_y)
-    train, test = split_indices(x.size, train_fraction=train_fraction, rng=generator)
+    if split is None:
+        train, test = split_indices(x.size, train_fraction=train_fraction, rng=generator)
+    else:
+        train, test = check_split(split, x.size)
     x_tr, y_tr, x_te, y_te = xs[train], ys[train], xs[test], ys[test]
     bw_x = median_bandwidth(x_tr) if bandwidth is None else bandwidth
     bw_y = median_bandwidth(y_tr) if bandwidth is None else bandwidth
@@ -581,11 +616,15 @@ class ANMResult:
 
 
 def anm(x, y, *, scores: Sequence[str] | str = SCORES, lam: float = 1e-3, train_fraction: float = 0.5,
-        rng: RngLike, bandwidth: float | None = None) -> ANMResult:
-    """Alg. 1 of [KSSW16] (non-private) with the requested dependence scores."""
+        rng: RngLike, bandwidth: float | None = None,
+        split: Optional[tuple[np.ndarray, np.ndarray]] = None) -> ANMResult:
+    """Alg. 1 of [KSSW16] (non-private) with the requested dependence scores.
+
+    ``split=(train_index, test_index)`` fixes the train/test split (:func:`fit_anm`).
+    """
     names = _check_scores(scores)
     generator = as_rng(rng)
-    fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth)
+    fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth, split=split)
     values = {name: _fit_scores(fit, name, generator) for name in names}
     return ANMResult(scores=values, decisions={k: _decide(*v) for k, v in values.items()}, fit=fit)
 
@@ -625,7 +664,9 @@ def _private_decision(released: tuple[Optional[float], Optional[float]]) -> Dire
 
 def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: Sequence[str] | str = SCORES,
                          lam: float = 1e-3, train_fraction: float = 0.5, bandwidth: float | None = None,
-                         rng: RngLike) -> PrivateANMResult:
+                         rng: RngLike, split: Optional[tuple[np.ndarray, np.ndarray]] = None,
+                         bounds_x: Optional[tuple[float, float]] = None,
+                         bounds_y: Optional[tuple[float, float]] = None) -> PrivateANMResult:
     """ANM with test-set privacy (Sec. 4 of [KSSW16]).
 
     Privacy (replace one test record; training half, split, n, m, bounds public):
@@ -634,12 +675,21 @@ def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: S
     Dwork–Lei releases (log IQR of x', y', r'_Y, r'_X), each (3ε, δ)-DP
     (:func:`dwork_lei_log_iqr`); a ⊥ makes the IQR decision ``"bottom"``. The
     ledger composes everything released (basic: Σε, Σδ).
+
+    The guarantee is conditional on the split and the scaling: by default the
+    split is drawn from ``rng`` and each variable is scaled by its observed
+    range (treated as public, as in the paper). ``split=(train_index,
+    test_index)`` fixes a public split (:func:`check_split`) and ``bounds_x``,
+    ``bounds_y`` fix public variable bounds (:func:`scale_to_unit`); with both
+    given, two data sets that differ in one test row are neighbours exactly as
+    the guarantee states (this is how :mod:`dpcd.audit` audits it).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     names = _check_scores(scores)
     generator = as_rng(rng)
-    fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth)
+    fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth,
+                  bounds_x=bounds_x, bounds_y=bounds_y, split=split)
     ledger = PrivacyLedger(neighbouring="replace",
                            public=("n", "m", "train/test split", "training half", "variable bounds"))
     released: dict[str, tuple[Optional[float], Optional[float]]] = {}
