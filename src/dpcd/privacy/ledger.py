@@ -19,6 +19,29 @@ Totals
               ``dp_accounting`` [MM18; DGKKM22], reported at ``target_delta`` and capped
               by basic.
 
+Sub-sampled Gaussian charges
+----------------------------
+``kind="subsampled_gaussian"`` records one step of the Poisson-sub-sampled
+Gaussian mechanism (each record enters the sub-sample independently with
+probability q = ``sampling_rate``; Gaussian noise of standard deviation
+``noise_multiplier`` × Δ is added to the query on the sub-sample) [ACGMMTZ16;
+MTZ19]. Δ is the *add/remove* sensitivity of the query on sub-samples,
+sup |f(S ∪ {x}) − f(S)| — the quantity every sub-sampled-Gaussian analysis
+needs, under either ledger relation: under add/remove the pair of output
+distributions is (N(0, σ²), (1 − q)N(0, σ²) + qN(Δ, σ²)) and under replace-one
+((1 − q)N(0, σ²) + qN(Δ, σ²), (1 − q)N(0, σ²) + qN(−Δ, σ²)) (the replaced
+record is sampled in or out), which are dp_accounting's ADD_OR_REMOVE_ONE and
+REPLACE_ONE pairs. For basic and advanced composition each step carries the
+(ε, δ) of **one** step: δ is stated by the caller (the per-step δ) and ε is the
+PLD accountant's (pessimistic) ε of one step at that δ
+(:func:`subsampled_gaussian_epsilon`). The tight total composes the steps'
+exact PLDs together with every other charge (dp_accounting's PLD accountant
+supports ``PoissonSampledDpEvent(GaussianDpEvent)`` under both relations; its
+RDP accountant [MTZ19] only under add/remove and without Laplace or generic
+(ε, δ) steps, so the PLD is the one used; for a ledger holding only
+sub-sampled Gaussian steps under add/remove the RDP accountant gives a valid,
+looser bound, see tests/test_privacy.py).
+
 References
 ----------
 .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. 2014.
@@ -28,10 +51,15 @@ References
    Approximate Differential Privacy. CCS 2018.
 .. [DGKKM22] V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi.
    Connect the Dots: Tighter Discrete Approximations of Privacy Loss Distributions. PETS 2022.
+.. [ACGMMTZ16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov, K. Talwar,
+   L. Zhang. Deep Learning with Differential Privacy. CCS 2016 (the moments accountant).
+.. [MTZ19] I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of the
+   Sampled Gaussian Mechanism. arXiv:1908.10530, 2019.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections import Counter
@@ -44,18 +72,74 @@ import pandas as pd
 from .._validation import check_delta, check_epsilon, check_int, check_positive
 from .mechanisms import advanced_composition, analytic_gaussian_delta, analytic_gaussian_sigma
 
-__all__ = ["Charge", "PrivacyTotal", "PrivacyLedger", "KINDS", "NEIGHBOURING_RELATIONS", "METHODS"]
+__all__ = [
+    "Charge",
+    "PrivacyTotal",
+    "PrivacyLedger",
+    "KINDS",
+    "NEIGHBOURING_RELATIONS",
+    "METHODS",
+    "subsampled_gaussian_epsilon",
+]
 
-Kind = Literal["laplace", "gaussian", "exponential", "pure", "approx"]
+Kind = Literal["laplace", "gaussian", "exponential", "pure", "approx", "subsampled_gaussian"]
 Neighbouring = Literal["add/remove", "replace"]
 Method = Literal["basic", "advanced", "tight"]
 
-KINDS: tuple[str, ...] = ("laplace", "gaussian", "exponential", "pure", "approx")
+KINDS: tuple[str, ...] = ("laplace", "gaussian", "exponential", "pure", "approx", "subsampled_gaussian")
 NEIGHBOURING_RELATIONS: tuple[str, ...] = ("add/remove", "replace")
 METHODS: tuple[str, ...] = ("basic", "advanced", "tight")
 
 _PURE_KINDS = ("laplace", "exponential", "pure")
 _REL_TOL = 1e-6  # tolerance when checking that a recorded (ε, δ) matches its noise
+_STEP_INTERVAL = 1e-4  # PLD grid of the per-step ε of a sub-sampled Gaussian charge
+
+
+def _dp_relation(neighbouring: str):
+    from dp_accounting import privacy_accountant
+
+    rel = privacy_accountant.NeighboringRelation
+    return rel.ADD_OR_REMOVE_ONE if neighbouring == "add/remove" else rel.REPLACE_ONE
+
+
+def _subsampled_gaussian_pld(noise_multiplier: float, sampling_rate: float, neighbouring: str, interval: float):
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    return pld_lib.from_gaussian_mechanism(
+        standard_deviation=noise_multiplier,
+        sampling_prob=sampling_rate,
+        value_discretization_interval=interval,
+        neighboring_relation=_dp_relation(neighbouring),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _subsampled_gaussian_epsilon(noise_multiplier: float, sampling_rate: float, delta: float,
+                                 neighbouring: str) -> float:
+    pld = _subsampled_gaussian_pld(noise_multiplier, sampling_rate, neighbouring, _STEP_INTERVAL)
+    return float(pld.get_epsilon_for_delta(delta))
+
+
+def subsampled_gaussian_epsilon(
+    noise_multiplier: float, sampling_rate: float, delta: float, *, neighbouring: Neighbouring = "add/remove"
+) -> float:
+    """ε at ``delta`` of **one** step of the Poisson-sub-sampled Gaussian mechanism.
+
+    ``noise_multiplier`` = σ/Δ with Δ the add/remove sensitivity of the query
+    on sub-samples (see the module docstring); ``sampling_rate`` = q ∈ (0, 1];
+    ``neighbouring`` selects dp_accounting's ADD_OR_REMOVE_ONE or REPLACE_ONE
+    pair. Computed with dp_accounting's PLD (connect-the-dots, pessimistic
+    rounding, grid 1e-4), so it is an upper bound on the exact ε of the step
+    [DGKKM22]. Returns 0.0 when the step is (0, δ)-DP.
+    """
+    noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
+    sampling_rate = check_positive(sampling_rate, "sampling_rate")
+    if sampling_rate > 1.0:
+        raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate}")
+    delta = check_delta(delta)
+    if neighbouring not in NEIGHBOURING_RELATIONS:
+        raise ValueError(f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, got {neighbouring!r}")
+    return _subsampled_gaussian_epsilon(float(noise_multiplier), float(sampling_rate), float(delta), neighbouring)
 
 
 @dataclass(frozen=True)
@@ -69,15 +153,20 @@ class Charge:
     count : number of applications (each charged ε, δ).
     kind : ``"laplace"`` (ε-DP Laplace noise), ``"gaussian"`` ((ε, δ)-DP Gaussian
         noise), ``"exponential"`` (ε-DP exponential mechanism), ``"pure"`` (any
-        other ε-DP step, e.g. a sparse vector or a sub-sampled step) or
-        ``"approx"`` (any other (ε, δ)-DP step).
+        other ε-DP step, e.g. a sparse vector or a sub-sampled step),
+        ``"approx"`` (any other (ε, δ)-DP step) or ``"subsampled_gaussian"``
+        (a Poisson-sub-sampled Gaussian step; ε, δ are one step's, see the
+        module docstring).
     sensitivity, scale : the query's sensitivity (L1 for Laplace, L2 for
         Gaussian) and the noise scale (Laplace b or Gaussian σ), when recorded.
-    noise_multiplier : scale/sensitivity used by the tight accountant (Laplace
-        and Gaussian only): recorded values if given, otherwise 1/ε for Laplace and
-        the analytic-Gaussian σ/Δ for (ε, δ) (Balle & Wang 2018) — the least noise
-        consistent with the charge, hence a conservative assumption.
+    noise_multiplier : scale/sensitivity used by the tight accountant (Laplace,
+        Gaussian and sub-sampled Gaussian only): recorded values if given, otherwise
+        1/ε for Laplace and the analytic-Gaussian σ/Δ for (ε, δ) (Balle & Wang
+        2018) — the least noise consistent with the charge, hence a conservative
+        assumption. Required for sub-sampled Gaussian charges.
     note : free text (e.g. which paper's calibration).
+    sampling_rate : the Poisson sampling probability q of a sub-sampled
+        Gaussian charge (None for the other kinds).
     """
 
     mechanism: str
@@ -89,6 +178,7 @@ class Charge:
     scale: Optional[float]
     noise_multiplier: Optional[float]
     note: str = ""
+    sampling_rate: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -152,13 +242,15 @@ class PrivacyLedger:
         self,
         mechanism: str,
         *,
-        epsilon: float,
+        epsilon: Optional[float] = None,
         delta: float = 0.0,
         count: int = 1,
         kind: Kind = "laplace",
         sensitivity: Optional[float] = None,
         scale: Optional[float] = None,
         note: str = "",
+        sampling_rate: Optional[float] = None,
+        noise_multiplier: Optional[float] = None,
     ) -> Charge:
         """Record ``count`` applications of one (ε, δ)-DP mechanism and return the entry.
 
@@ -169,10 +261,30 @@ class PrivacyLedger:
         amplified or otherwise derived ε as kind="pure"); for "gaussian" with both
         given, the Gaussian with σ/Δ = scale/sensitivity must really be (ε, δ)-DP
         by Balle & Wang's exact condition (BW18, Thm 8).
+
+        ``kind="subsampled_gaussian"`` needs ``sampling_rate`` (q ∈ (0, 1]),
+        ``noise_multiplier`` (σ/Δ, Δ the add/remove sensitivity on sub-samples;
+        or ``sensitivity`` and ``scale``, whose ratio it is) and the per-step
+        ``delta`` ∈ (0, 1); ``epsilon`` may be left None and is then one step's ε
+        at ``delta`` by :func:`subsampled_gaussian_epsilon` under the ledger's
+        relation; a given ``epsilon`` must not be below it. ``epsilon`` is
+        required for every other kind, and ``sampling_rate`` /
+        ``noise_multiplier`` are accepted only for this kind.
         """
         mechanism = _name(mechanism, "mechanism")
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if kind == "subsampled_gaussian":
+            return self._charge_subsampled_gaussian(
+                mechanism, epsilon=epsilon, delta=delta, count=count, sensitivity=sensitivity, scale=scale,
+                note=note, sampling_rate=sampling_rate, noise_multiplier=noise_multiplier,
+            )
+        if sampling_rate is not None or noise_multiplier is not None:
+            raise ValueError(
+                f"sampling_rate and noise_multiplier are for kind='subsampled_gaussian' only, not kind={kind!r}"
+            )
+        if epsilon is None:
+            raise TypeError(f"epsilon is required for kind={kind!r}")
         epsilon = check_epsilon(epsilon)
         count = check_int(count, "count", minimum=1)
         if not isinstance(note, str):
@@ -225,6 +337,53 @@ class PrivacyLedger:
             scale=scale,
             noise_multiplier=multiplier,
             note=note,
+        )
+        self._entries.append(entry)
+        return entry
+
+    def _charge_subsampled_gaussian(self, mechanism: str, *, epsilon, delta, count, sensitivity, scale, note,
+                                    sampling_rate, noise_multiplier) -> Charge:
+        count = check_int(count, "count", minimum=1)
+        if not isinstance(note, str):
+            raise TypeError(f"note must be a string, got {type(note).__name__}")
+        if sampling_rate is None:
+            raise ValueError("sampling_rate is required for kind='subsampled_gaussian'")
+        sampling_rate = check_positive(sampling_rate, "sampling_rate")
+        if sampling_rate > 1.0:
+            raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate}")
+        delta = check_delta(delta)
+        if (sensitivity is None) != (scale is None):
+            raise ValueError("sensitivity and scale must be given together (or both left as None)")
+        if sensitivity is not None:
+            sensitivity = check_positive(sensitivity, "sensitivity")
+            scale = check_positive(scale, "scale")
+            ratio = scale / sensitivity
+            if noise_multiplier is None:
+                noise_multiplier = ratio
+            elif not math.isclose(check_positive(noise_multiplier, "noise_multiplier"), ratio, rel_tol=_REL_TOL):
+                raise ValueError(f"noise_multiplier={noise_multiplier} does not match scale/sensitivity={ratio}")
+        if noise_multiplier is None:
+            raise ValueError("noise_multiplier (or sensitivity and scale) is required for kind='subsampled_gaussian'")
+        noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
+        step = subsampled_gaussian_epsilon(noise_multiplier, sampling_rate, delta, neighbouring=self._neighbouring)
+        if epsilon is None:
+            if step <= 0.0:
+                raise ValueError(
+                    f"one step with noise_multiplier={noise_multiplier}, sampling_rate={sampling_rate} is "
+                    f"(0, {delta})-DP; charge a smaller delta"
+                )
+            epsilon = step
+        else:
+            epsilon = check_epsilon(epsilon)
+            if epsilon < step * (1.0 - _REL_TOL):
+                raise ValueError(
+                    f"epsilon={epsilon} is below the epsilon {step:.6g} of one sub-sampled Gaussian step "
+                    f"(noise_multiplier={noise_multiplier}, sampling_rate={sampling_rate}) at delta={delta}"
+                )
+        entry = Charge(
+            mechanism=mechanism, epsilon=float(epsilon), delta=delta, count=count, kind="subsampled_gaussian",
+            sensitivity=sensitivity, scale=scale, noise_multiplier=noise_multiplier, note=note,
+            sampling_rate=sampling_rate,
         )
         self._entries.append(entry)
         return entry
@@ -322,7 +481,10 @@ class PrivacyLedger:
         composition of Kairouz et al. (2015). Because each charge's sensitivity is
         stated under the ledger's relation, the dominating pair of a noise
         mechanism is (noise, noise shifted by one sensitivity) under either
-        relation. The result is capped by basic composition (``bound`` says
+        relation. Sub-sampled Gaussian charges use the PLD of the Poisson-sub-sampled
+        Gaussian with their sampling rate and noise multiplier under the ledger's
+        relation (ADD_OR_REMOVE_ONE or REPLACE_ONE pair; the per-step δ is not
+        used). The result is capped by basic composition (``bound`` says
         which was returned).
 
         Empty ledger: (0, 0) for every method.
@@ -366,6 +528,8 @@ class PrivacyLedger:
         for entry in self._entries:
             if entry.kind in ("laplace", "gaussian"):
                 key = (entry.kind, entry.noise_multiplier, 0.0)
+            elif entry.kind == "subsampled_gaussian":
+                key = (entry.kind, entry.noise_multiplier, entry.sampling_rate)
             else:
                 key = ("generic", entry.epsilon, entry.delta)
             groups[key] += entry.count
@@ -375,6 +539,8 @@ class PrivacyLedger:
                 pld = pld_lib.from_laplace_mechanism(
                     parameter=a, value_discretization_interval=interval
                 ).self_compose(count)
+            elif kind == "subsampled_gaussian":
+                pld = _subsampled_gaussian_pld(a, b, self._neighbouring, interval).self_compose(count)
             elif kind == "gaussian":
                 # k Gaussians with noise multiplier m compose exactly to one with m/√k.
                 pld = pld_lib.from_gaussian_mechanism(
