@@ -317,3 +317,52 @@ def test_runs_for_budget_is_clipped():
     assert audit.runs_for_budget(case, seconds=1.0, rng=0, maximum=5_000) == 5_000
     slow = audit.mechanism_cases(epsilon=1.0, rng=0)[3]
     assert audit.runs_for_budget(slow, seconds=1e-6, rng=0, minimum=7) == 7
+
+
+# --------------------------------------------------------------------------- private ANM (test-set privacy)
+
+
+@pytest.mark.parametrize("label", ["Spearman", "Kendall", "HSIC"])
+def test_anm_test_set_entries_run_without_violation(label):
+    name = f"ANM (test-set, {label})"
+    assert audit.available_algorithms()[name]
+    case = audit.algorithm_case(name, epsilon=1.0, rng=0, size="smoke")
+    pair = case.pair
+    # same training half (first 20 rows), test halves differing in exactly one row
+    assert pair.relation == "replace" and are_neighbours(pair.data, pair.neighbour, "replace")
+    changed = np.flatnonzero(np.any(pair.data != pair.neighbour, axis=1))
+    assert changed.tolist() == [pair.meta["row"]] and pair.meta["row"] >= 20
+    assert np.all(np.abs(pair.neighbour) <= 1.0)
+    # the claim is the ledger total: two Laplace releases of epsilon/2
+    assert case.epsilon == pytest.approx(1.0) and case.delta == 0.0
+    result = audit.run_case(case, n_runs=150, n_select=50, rng=1)
+    assert not result.violation, result
+    assert result.n0 == 150 and result.relation == "replace"
+
+
+def test_anm_test_pair_is_the_best_grid_replacement():
+    """The vectorised search agrees with a brute-force search through dpcd.anm.fit_anm."""
+    from dpcd import anm
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, 24)
+    data = np.column_stack([x, 0.8 * x**3 + 0.2 * rng.uniform(-1, 1, 24)])
+    split = (np.arange(12), np.arange(12, 24))
+    pair = audit.anm_test_pair(data, split=split, score="spearman", grid_points=3)
+
+    def margin(d):
+        fit = anm.fit_anm(d[:, 0], d[:, 1], rng=0, split=split, bounds_x=(-1, 1), bounds_y=(-1, 1))
+        s_xy = anm.spearman_score(fit.x_test, fit.residual_y, rng=0)
+        s_yx = anm.spearman_score(fit.y_test, fit.residual_x, rng=0)
+        return s_yx - s_xy
+
+    base = margin(data)
+    assert pair.meta["margin_D"] == pytest.approx(base, abs=1e-12)
+    assert pair.meta["margin_D_prime"] == pytest.approx(margin(pair.neighbour), abs=1e-12)
+    best = max(abs(margin(replace_record(data, row, [a, b], check=False).neighbour) - base)
+               for row in split[1] for a in (-1.0, 0.0, 1.0) for b in (-1.0, 0.0, 1.0))
+    assert abs(pair.meta["margin_D_prime"] - base) == pytest.approx(best, abs=1e-12)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        audit.anm_test_pair(data * 2, split=split, score="spearman")
+    with pytest.raises(ValueError, match="score"):
+        audit.anm_case("iqr", epsilon=1.0, rng=0)
