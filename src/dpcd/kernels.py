@@ -100,23 +100,105 @@ def pairwise_sq_dists(x, y=None) -> np.ndarray:
     return dist
 
 
+def _median_root(values: np.ndarray) -> float:
+    """``np.median(np.sqrt(values))`` without taking 2·10⁶ square roots (order statistics commute with √)."""
+    n = values.size
+    lo, hi = (n - 1) // 2, n // 2
+    part = np.partition(values, [lo, hi]) if n > 2 else np.sort(values)
+    return float((np.sqrt(part[lo]) + np.sqrt(part[hi])) / 2)
+
+
+def _median_from_sq_dists(dist: np.ndarray) -> float:
+    """Median heuristic from a square matrix of squared distances (strict upper triangle, zeros dropped)."""
+    mask = ~np.tri(dist.shape[0], dtype=bool)  # i < j
+    mask &= dist > 0
+    values = dist[mask]
+    return 1.0 if values.size == 0 else _median_root(values)
+
+
+def _median_1d(values: np.ndarray) -> float:
+    """Median of ``sqrt(fl((x_i - x_j)²))`` over pairs with a positive square, in O(m log m) memory O(m).
+
+    Exact selection (the same number :func:`_median_from_sq_dists` returns): on
+    the sorted values ``s`` each row ``i`` of ``fl((s_j - s_i)²)``, ``j > i``, is
+    non-decreasing in ``j`` (rounding is monotone), so the number of pairs with a
+    square ≤ t is a sum of per-row prefix lengths found by a vectorised binary
+    search. Bisection on ``t`` narrows the two middle ranks to at most ``4m``
+    candidate pairs, which are then listed and partitioned.
+    """
+    s = np.sort(values)
+    m = s.size
+    rows = np.arange(m)
+    last = m - 1
+
+    def first_above(t: float) -> np.ndarray:
+        # per row i: the smallest j in [i + 1, m] with fl((s_j - s_i)^2) > t (m if none)
+        lo = rows + 1
+        hi = np.full(m, m)
+        active = lo < hi
+        while active.any():
+            mid = (lo + hi) >> 1
+            diff = s[np.minimum(mid, last)] - s
+            below = diff * diff <= t
+            lo = np.where(active & below, mid + 1, lo)
+            hi = np.where(active & ~below, mid, hi)
+            active = lo < hi
+        return lo
+
+    start = first_above(0.0)
+    n = int((m - start).sum())
+    if n == 0:
+        return 1.0
+    k_lo, k_hi = (n - 1) // 2, n // 2
+    lo_t, lo_idx, count_lo = 0.0, start, 0
+    span = s[-1] - s[0]
+    hi_t, hi_idx, count_hi = float(span * span), np.full(m, m), n
+    budget = max(4 * m, 1024)
+    while count_hi - count_lo > budget:
+        t = lo_t + 0.5 * (hi_t - lo_t)
+        if not lo_t < t < hi_t:
+            break
+        idx = first_above(t)
+        count = int((idx - start).sum())
+        if count <= k_lo:
+            lo_t, lo_idx, count_lo = t, idx, count
+        elif count > k_hi:
+            hi_t, hi_idx, count_hi = t, idx, count
+        else:
+            break
+    # the candidates: rows i, columns j in [lo_idx_i, hi_idx_i); ranks k_lo, k_hi are among them
+    lengths = hi_idx - lo_idx
+    total = int(lengths.sum())
+    row = np.repeat(rows, lengths)
+    col = np.repeat(lo_idx - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+    diff = s[col] - s[row]
+    squares = diff * diff
+    a, b = k_lo - count_lo, k_hi - count_lo
+    part = np.partition(squares, [a, b]) if total > 2 else np.sort(squares)
+    return float((np.sqrt(part[a]) + np.sqrt(part[b])) / 2)
+
+
+def _thinned(x: np.ndarray) -> np.ndarray:
+    m = x.shape[0]
+    if m > MEDIAN_MAX_POINTS:
+        return x[np.linspace(0, m - 1, MEDIAN_MAX_POINTS).astype(np.intp)]
+    return x
+
+
 def median_bandwidth(x) -> float:
     """Median heuristic: the median Euclidean distance between pairs of distinct rows.
 
     Rows beyond :data:`MEDIAN_MAX_POINTS` are thinned to that many evenly spaced
-    rows (deterministic). Returns 1.0 when all rows coincide.
+    rows (deterministic). Returns 1.0 when all rows coincide. One-dimensional
+    data take an exact O(m log m) selection (no m × m matrix); otherwise the
+    median is taken over the upper triangle of :func:`pairwise_sq_dists`. Both
+    return exactly ``np.median`` of the square roots of the positive squared
+    distances.
     """
-    x = as_points(x)
-    m = x.shape[0]
-    if m > MEDIAN_MAX_POINTS:
-        x = x[np.linspace(0, m - 1, MEDIAN_MAX_POINTS).astype(np.intp)]
-        m = MEDIAN_MAX_POINTS
-    dist = pairwise_sq_dists(x)
-    upper = dist[np.triu_indices(m, k=1)]
-    positive = upper[upper > 0]
-    if positive.size == 0:
-        return 1.0
-    return float(np.median(np.sqrt(positive)))
+    x = _thinned(as_points(x))
+    if x.shape[1] == 1:
+        return _median_1d(x[:, 0])
+    return _median_from_sq_dists(pairwise_sq_dists(x))
 
 
 def gaussian_gram(x, *, bandwidth: float | None = None) -> np.ndarray:
@@ -214,14 +296,15 @@ def _exact_scores(Kc: np.ndarray, Lc: np.ndarray, perms: np.ndarray) -> np.ndarr
 
 
 def _lowrank_scores(Fc: np.ndarray, Gc: np.ndarray, perms: np.ndarray, chunk_bytes: int = 1 << 27) -> np.ndarray:
+    """``||Fc[ψ]ᵀ Gc||²_F`` for every row ψ of ``perms``: one (c·r × m) @ (m × s) product per chunk."""
     m, r = Fc.shape
-    per_perm = m * r * 8
-    chunk = max(1, chunk_bytes // max(per_perm, 1))
+    Ft = np.ascontiguousarray(Fc.T)  # (r, m): Ft[:, perms] stacks the permuted factors without a transpose
+    chunk = max(1, chunk_bytes // max(m * r * 8, 1))
     scores = np.empty(perms.shape[0])
     for start in range(0, perms.shape[0], chunk):
-        block = Fc[perms[start:start + chunk]]  # (c, m, r)
-        cross = np.einsum("kmr,ms->krs", block, Gc, optimize=True)
-        scores[start:start + chunk] = np.einsum("krs,krs->k", cross, cross)
+        block = perms[start:start + chunk]
+        cross = (Ft[:, block].reshape(r * len(block), m) @ Gc).reshape(r, len(block), -1)
+        scores[start:start + chunk] = np.einsum("rks,rks->k", cross, cross)
     return scores
 
 
@@ -280,39 +363,83 @@ def hsic_permutation_test(x, y, *, n_permutations: int = 100, rng: RngLike,
 
 @dataclass(frozen=True)
 class KRRFactor:
-    """Cholesky factor of ``K_Z + c I`` (``c = m λ / 2``) for the KRR of Eq. 2 on one conditioning set."""
+    """Factor of ``K_Z + c I`` (``c = m λ / 2``) for the KRR of Eq. 2 on one conditioning set.
+
+    ``method="exact"``: ``cho`` is the Cholesky factor of ``K_Z + c I`` (as
+    returned by ``scipy.linalg.cho_factor``). ``method="lowrank"``: ``lowrank``
+    is an incomplete Cholesky factor ``F`` (m × r) with ``tr(K_Z - F Fᵀ) ≤ tol``
+    and ``cho`` the Cholesky factor of the r × r system ``c I + Fᵀ F``; the
+    residuals ``t - F (c I + FᵀF)⁻¹ Fᵀ t`` (Woodbury) then differ from the exact
+    ones by at most ``(tol / c) ||t||₂`` per column, because
+    ``||c (A + E)⁻¹ - c A⁻¹||₂ ≤ ||E||₂ / c`` for ``A, A + E ⪰ c I``.
+    """
 
     cho: tuple
     c: float
     lam: float
     bandwidth: float
     m: int
+    method: str = "exact"
+    lowrank: np.ndarray | None = None
+    tol: float = 0.0
 
     def residuals(self, targets) -> np.ndarray:
         """Residuals ``t - f(z)`` = ``c (K + c I)⁻¹ t`` for a vector or the columns of a matrix."""
         targets = np.asarray(targets, dtype=np.float64)
         if targets.shape[0] != self.m:
             raise ValueError(f"targets must have {self.m} rows, got {targets.shape[0]}")
-        return self.c * linalg.cho_solve(self.cho, targets, check_finite=False)
+        if self.lowrank is None:
+            return self.c * linalg.cho_solve(self.cho, targets, check_finite=False)
+        F = self.lowrank
+        return targets - F @ linalg.cho_solve(self.cho, F.T @ targets, check_finite=False)
 
 
-def krr_factor(z, *, lam: float = 1.0, bandwidth: float | None = None) -> KRRFactor:
+def krr_factor(z, *, lam: float = 1.0, bandwidth: float | None = None,
+               method: Literal["auto", "exact", "lowrank"] = "exact", tol: float = 1e-10) -> KRRFactor:
     """Factor the kernel ridge regression of Eq. 2 (Zhang et al. 2023) on inputs ``z``.
 
     Gaussian kernel with the median-heuristic bandwidth unless ``bandwidth`` is
     given; ``lam`` is λ in ``λ/2 ||w||² + (1/m) Σ (wᵀφ(z_i) - t_i)²``.
+    ``method="exact"`` factors the m × m system ``K + c I`` once (Cholesky,
+    O(m³)); ``"lowrank"`` replaces ``K`` by a pivoted incomplete Cholesky factor
+    with neglected trace ≤ ``tol`` (O(m r²); residual error ≤ (tol/c)·||t||₂, see
+    :class:`KRRFactor`); ``"auto"`` takes the low-rank route unless the factor
+    would need more than m/4 columns (then the exact one).
     """
     z = as_points(z, "z")
     lam = check_positive(lam, "lam")
+    if method not in ("auto", "exact", "lowrank"):
+        raise ValueError(f"method must be 'auto', 'exact' or 'lowrank', got {method!r}")
     m = z.shape[0]
-    sigma = median_bandwidth(z) if bandwidth is None else check_positive(bandwidth, "bandwidth")
-    system = gaussian_gram(z, bandwidth=sigma)
     c = m * lam / 2.0
+    dist = None
+    if bandwidth is not None:
+        sigma = check_positive(bandwidth, "bandwidth")
+    elif z.shape[1] == 1 or m > MEDIAN_MAX_POINTS:
+        sigma = median_bandwidth(z)
+    else:  # the squared distances of the median heuristic are those of the Gram matrix: compute them once
+        dist = pairwise_sq_dists(z)
+        sigma = _median_from_sq_dists(dist)
+    if method != "exact":
+        tol = check_positive(tol, "tol", allow_zero=True)
+        cap = m if method == "lowrank" else max(1, m // 4)
+        F, rest = _pivoted_cholesky(z, sigma, tol, cap)
+        if method == "lowrank" or rest <= tol:
+            core = F.T @ F
+            core[np.diag_indices_from(core)] += c
+            cho = linalg.cho_factor(core, lower=True, overwrite_a=True, check_finite=False)
+            return KRRFactor(cho=cho, c=c, lam=lam, bandwidth=sigma, m=m, method="lowrank", lowrank=F, tol=tol)
+    system = pairwise_sq_dists(z) if dist is None else dist
+    system *= -0.5 / sigma**2
+    np.exp(system, out=system)
     system[np.diag_indices(m)] += c
-    cho = linalg.cho_factor(system, lower=False, overwrite_a=True, check_finite=False)
+    # the transpose is Fortran-ordered, so LAPACK factors it in place (its lower triangle is the
+    # upper triangle of ``system``, which is what the factorisation reads either way)
+    cho = linalg.cho_factor(system.T, lower=True, overwrite_a=True, check_finite=False)
     return KRRFactor(cho=cho, c=c, lam=lam, bandwidth=sigma, m=m)
 
 
-def krr_residuals(z, targets, *, lam: float = 1.0, bandwidth: float | None = None) -> np.ndarray:
-    """Residuals of the kernel ridge regression (Eq. 2) of ``targets`` on ``z``."""
-    return krr_factor(z, lam=lam, bandwidth=bandwidth).residuals(targets)
+def krr_residuals(z, targets, *, lam: float = 1.0, bandwidth: float | None = None,
+                  method: Literal["auto", "exact", "lowrank"] = "exact", tol: float = 1e-10) -> np.ndarray:
+    """Residuals of the kernel ridge regression (Eq. 2) of ``targets`` on ``z`` (``method``: :func:`krr_factor`)."""
+    return krr_factor(z, lam=lam, bandwidth=bandwidth, method=method, tol=tol).residuals(targets)
