@@ -32,6 +32,30 @@ def test_median_bandwidth_matches_definition():
     assert kernels.median_bandwidth(np.ones(5)) == 1.0
 
 
+def _reference_median(x: np.ndarray) -> float:
+    """np.median of the square roots of the positive squared distances over pairs i < j."""
+    x = x.reshape(len(x), -1)
+    dist = kernels.pairwise_sq_dists(x)
+    upper = dist[np.triu_indices(len(x), k=1)]
+    return float(np.median(np.sqrt(upper[upper > 0])))
+
+
+@pytest.mark.parametrize("m", [2, 3, 9, 10, 301, 1200])
+def test_median_bandwidth_is_exactly_the_reference_median(m):
+    # the 1-D selection (bisection + candidate listing) and the 2-D upper-triangle route return the
+    # same floating-point number as np.median over all pairs: ties, heavy tails, squares below the
+    # smallest normal number (dropped as zero by both), even and odd numbers of pairs
+    rng = np.random.default_rng(m)
+    cases = [rng.normal(size=m), rng.standard_cauchy(size=m), rng.integers(0, 3, size=m).astype(float),
+             np.round(rng.normal(size=m), 1), 1e-160 * rng.normal(size=m), np.exp(20 * rng.normal(size=m)),
+             rng.normal(size=(m, 2))]
+    for x in cases:
+        if np.ptp(x) == 0:
+            continue
+        assert kernels.median_bandwidth(x) == _reference_median(x)
+    assert kernels.median_bandwidth(np.full(m, 3.0)) == 1.0
+
+
 def test_gaussian_gram_matches_reference():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(30, 2))
@@ -130,6 +154,34 @@ def test_krr_residuals_match_closed_form_and_sklearn():
     np.testing.assert_allclose(residuals, targets - model.predict(z), atol=1e-8)
 
 
+@pytest.mark.parametrize("lam_of_m", [lambda m: 1.0, lambda m: 2.0 / m])
+def test_lowrank_krr_within_its_bound_of_exact_and_sklearn(lam_of_m):
+    # residuals of the incomplete-Cholesky KRR differ from the exact ones by <= (tol / c) ||t||_2
+    rng = np.random.default_rng(9)
+    m = 600
+    z = rng.uniform(-0.5, 0.5, size=(m, 2))
+    targets = np.column_stack([np.sin(z.sum(axis=1)), z[:, 0] ** 2]) + 0.3 * rng.uniform(-0.5, 0.5, size=(m, 2))
+    lam = lam_of_m(m)
+    exact = kernels.krr_factor(z, lam=lam)
+    for method in ("lowrank", "auto"):
+        low = kernels.krr_factor(z, lam=lam, method=method, tol=1e-10)
+        assert low.method == "lowrank" and low.lowrank.shape[1] <= m // 4
+        assert low.bandwidth == exact.bandwidth and low.c == exact.c == m * lam / 2
+        bound = 1e-10 / low.c * np.linalg.norm(targets, axis=0)
+        error = np.linalg.norm(low.residuals(targets) - exact.residuals(targets), axis=0)
+        assert np.all(error <= bound)
+    sklearn = pytest.importorskip("sklearn.kernel_ridge")
+    model = sklearn.KernelRidge(alpha=m * lam / 2, kernel="rbf", gamma=1 / (2 * exact.bandwidth**2))
+    model.fit(z, targets)
+    reference = targets - model.predict(z)
+    # KernelRidge solves K + cI itself; agreement up to the conditioning of the m x m system
+    np.testing.assert_allclose(low.residuals(targets), reference, atol=1e-8)
+    np.testing.assert_allclose(exact.residuals(targets), reference, atol=1e-8)
+    # with more columns than m/4 would be needed, "auto" falls back to the exact factor
+    wide = rng.normal(size=(200, 6))
+    assert kernels.krr_factor(wide, method="auto").method == "exact"
+
+
 def test_krr_objective_is_minimised():
     # the residual solution minimises lam/2 ||w||^2 + 1/m sum (f(z_i) - x_i)^2 over f = K a
     rng = np.random.default_rng(8)
@@ -163,6 +215,8 @@ def test_bad_arguments():
         kernels.gaussian_gram(x, bandwidth=-1.0)
     with pytest.raises(ValueError, match="lam"):
         kernels.krr_factor(x, lam=0.0)
+    with pytest.raises(ValueError, match="method"):
+        kernels.krr_factor(x, method="fast")
     with pytest.raises(TypeError, match="rng"):
         kernels.hsic_permutation_test(x, x, rng="seed")
     with pytest.raises(ValueError, match="K and L"):

@@ -38,6 +38,30 @@ def test_conditional_rcit_uses_krr_residuals():
     assert result.p_value == direct.p_value and result.conditioned
 
 
+def test_lowrank_krr_leaves_rcit_unchanged():
+    # the default (incomplete-Cholesky KRR where its rank is <= m/4) against the exact m x m factor:
+    # residuals within 1e-10/c ||t||, so the scores agree to rounding and the p-values are equal
+    rng = np.random.default_rng(8)
+    m = 500
+    Z = rng.uniform(-0.5, 0.5, size=(m, 2))
+    X = np.sin(Z.sum(axis=1)) + 0.7 * rng.uniform(-0.5, 0.5, size=m)
+    Y = np.sin(Z.sum(axis=1)) + 0.7 * rng.uniform(-0.5, 0.5, size=m)
+    data = np.column_stack([X, Y, Z])
+    assert kernels.krr_factor(Z, method="auto").method == "lowrank"  # the comparison is not vacuous
+    for lam in (1.0, 2.0 / m):
+        auto = rcit.RCITTester(data, rng=4, lam=lam)
+        exact = rcit.RCITTester(data, rng=4, lam=lam, krr_method="exact")
+        a, b = auto.result(0, 1, (2, 3)), exact.result(0, 1, (2, 3))
+        assert a.p_value == b.p_value
+        assert a.statistic == pytest.approx(b.statistic, rel=1e-9)
+        np.testing.assert_allclose(a.permuted, b.permuted, rtol=1e-9, atol=1e-9 * b.statistic)
+        c = m * lam / 2
+        bound = 1e-10 / c * np.linalg.norm(data, axis=0)
+        assert np.all(np.linalg.norm(auto.residuals((2, 3)) - exact.residuals((2, 3)), axis=0) <= bound)
+    with pytest.raises(ValueError, match="krr_method"):
+        rcit.RCITTester(data, rng=0, krr_method="fast")
+
+
 def test_tester_memoises_and_shares_residuals():
     rng = np.random.default_rng(2)
     data = np.column_stack([_chain_data(60, rng), rng.normal(size=60)])
