@@ -642,10 +642,11 @@ def test_ledger_subsampled_gaussian_matches_pld_accountant(neighbouring):
         assert total.epsilon == pytest.approx(expected, rel=1e-9)
     # basic / advanced use one step's (epsilon, delta) from the same accountant
     step_eps = _pld_accountant_epsilon(step, neighbouring, step_delta)
-    # same PLD grid (1e-4); the accountant composes onto an identity PLD first, which moves ε by ~1e-8
-    assert one.entries[0].epsilon == pytest.approx(step_eps, rel=1e-6)
+    # the ledger's per-step PLD grid is 1e-3 of the unsampled ε (here ≤ 0.01 wide) instead of the
+    # accountant's 1e-4; pessimistic rounding can only raise ε, by at most a few grid widths
+    assert step_eps - 1e-9 <= one.entries[0].epsilon <= step_eps + 0.03
     basic = one.total("basic")
-    assert basic.epsilon == pytest.approx(k * step_eps) and basic.delta == pytest.approx(k * step_delta)
+    assert basic.epsilon == pytest.approx(k * one.entries[0].epsilon) and basic.delta == pytest.approx(k * step_delta)
     assert one.total("advanced", delta_prime=1e-6).epsilon <= basic.epsilon
 
 

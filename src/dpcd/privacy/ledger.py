@@ -113,11 +113,41 @@ def _subsampled_gaussian_pld(noise_multiplier: float, sampling_rate: float, neig
     )
 
 
+_HUGE_STEP = 50.0  # a step whose unsampled Gaussian ε exceeds this is not given to the PLD library
+
+
+def _gaussian_epsilon(noise_multiplier: float, shift: float, delta: float) -> float:
+    """Exact ε at δ of the Gaussian mechanism N(0, σ²) vs N(shift, σ²) (Balle & Wang 2018, Thm 8)."""
+    import warnings
+
+    from scipy import optimize
+
+    def excess(log_eps: float) -> float:
+        with warnings.catch_warnings():  # quad's round-off notice for negligible noise; the value is still used
+            warnings.simplefilter("ignore")
+            value = analytic_gaussian_delta(noise_multiplier, sensitivity=shift, epsilon=math.exp(log_eps))
+        return value - delta
+
+    if excess(math.log(1e-12)) <= 0:
+        return 0.0
+    hi = 0.0
+    while excess(hi) > 0:
+        hi += 2.0
+    return float(math.exp(optimize.brentq(excess, -28.0, hi, xtol=1e-12, rtol=1e-12)))
+
+
 @functools.lru_cache(maxsize=256)
 def _subsampled_gaussian_epsilon(noise_multiplier: float, sampling_rate: float, delta: float,
                                  neighbouring: str) -> float:
-    pld = _subsampled_gaussian_pld(noise_multiplier, sampling_rate, neighbouring, _STEP_INTERVAL)
-    return float(pld.get_epsilon_for_delta(delta))
+    shift = 1.0 if neighbouring == "add/remove" else 2.0
+    unsampled = _gaussian_epsilon(noise_multiplier, shift, delta)
+    if sampling_rate >= 1.0 or unsampled > _HUGE_STEP:
+        # q = 1: exact. Otherwise a valid bound: by joint convexity of the hockey-stick divergence the
+        # sub-sampled pair's δ(ε) is at most q times the unsampled pair's.
+        return unsampled
+    interval = max(_STEP_INTERVAL, 1e-3 * unsampled)
+    pld = _subsampled_gaussian_pld(noise_multiplier, sampling_rate, neighbouring, interval)
+    return float(min(pld.get_epsilon_for_delta(delta), unsampled))
 
 
 def subsampled_gaussian_epsilon(
@@ -128,9 +158,12 @@ def subsampled_gaussian_epsilon(
     ``noise_multiplier`` = σ/Δ with Δ the add/remove sensitivity of the query
     on sub-samples (see the module docstring); ``sampling_rate`` = q ∈ (0, 1];
     ``neighbouring`` selects dp_accounting's ADD_OR_REMOVE_ONE or REPLACE_ONE
-    pair. Computed with dp_accounting's PLD (connect-the-dots, pessimistic
-    rounding, grid 1e-4), so it is an upper bound on the exact ε of the step
-    [DGKKM22]. Returns 0.0 when the step is (0, δ)-DP.
+    pair. q = 1: the exact Gaussian ε (Balle & Wang 2018, Thm 8; shift Δ under
+    add/remove, 2Δ under replace-one). q < 1: dp_accounting's PLD
+    (connect-the-dots, pessimistic rounding, grid max(1e-4, 1e-3·ε₁) with ε₁
+    the unsampled ε), an upper bound on the exact ε of the step [DGKKM22],
+    never above ε₁; when ε₁ > 50 (negligible noise) ε₁ itself, a valid but
+    unamplified bound. Returns 0.0 when the step is (0, δ)-DP.
     """
     noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
     sampling_rate = check_positive(sampling_rate, "sampling_rate")
@@ -533,6 +566,9 @@ class PrivacyLedger:
             else:
                 key = ("generic", entry.epsilon, entry.delta)
             groups[key] += entry.count
+        for (kind, a, b) in groups:
+            if kind == "subsampled_gaussian" and _gaussian_epsilon(a, 2.0, 1e-12) > _HUGE_STEP:
+                return math.inf  # negligible noise: beyond the PLD grid; the caller caps by basic composition
         total = None
         for (kind, a, b), count in sorted(groups.items()):
             if kind == "laplace":
