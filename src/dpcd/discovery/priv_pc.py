@@ -255,18 +255,23 @@ def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, t
 
 # --------------------------------------------------------------------------- experiment cell (notebook priv_pc)
 
-ALGORITHMS = ("priv_pc", "priv_pc_nosub", "svt_pc", "em_pc")
+ALGORITHMS = ("priv_pc", "priv_pc_nosub", "svt_pc", "em_pc", "subsampled_gaussian")
 
 
 def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike, alpha: float = 0.10,
              threshold_tweak: float = 0.02, delta: float = 1e-3,
-             sensitivity: SensitivityMode = "reference") -> dict:
+             sensitivity: SensitivityMode = "reference", sampling_rate: float = 0.1) -> dict:
     """One run of the Fig. 1 / Table 2 experiment (notebooks/priv_pc.ipynb).
 
     Samples ``n`` rows of the bnlearn ``network`` with ``rng``, runs
     ``algorithm`` ("priv_pc", "priv_pc_nosub" = Priv-PC with m = n, "svt_pc",
-    or "em_pc" from :mod:`dpcd.discovery.em_pc`, whose ``epsilon`` is its total
-    budget) at per-test ``epsilon``, and scores the CPDAG by CPDAG-pair F1
+    "em_pc" from :mod:`dpcd.discovery.em_pc`, whose ``epsilon`` is its total
+    budget, or "subsampled_gaussian" from :mod:`dpcd.discovery.subsampled_gaussian_pc`
+    with Poisson rate ``sampling_rate`` and noise multiplier
+    σ = ``analytic_gaussian_sigma(2, epsilon, delta)``, the σ with which one
+    test *without* sub-sampling would be (ε, δ)-DP under the accountant's
+    replace-one pair (shift 2Δ); sub-sampling then lowers the per-test cost, and
+    its accumulated cost is ``epsilon_tight``, the PLD total) at per-test ``epsilon``, and scores the CPDAG by CPDAG-pair F1
     against the true CPDAG (``f1_true``) and against non-private Kendall PC on
     the same rows at the same threshold (``f1_pc``, the paper's convention).
     Returns one flat dict: scores, privacy totals, CI-test counts, seconds.
@@ -290,6 +295,15 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
 
         result, seconds = timed(em_pc, codes, epsilon=epsilon, alpha=alpha, rng=generator, node_names=names)
         n_full = result.n_tests
+    elif algorithm == "subsampled_gaussian":
+        from ..privacy.mechanisms import analytic_gaussian_sigma
+        from .subsampled_gaussian_pc import subsampled_gaussian_pc
+
+        sigma = analytic_gaussian_sigma(2.0, epsilon, delta)
+        result, seconds = timed(subsampled_gaussian_pc, codes, sigma=sigma, sampling_rate=sampling_rate,
+                                delta=delta, alpha=alpha, rng=generator, max_order=max_order, node_names=names,
+                                sensitivity=sensitivity)
+        n_full = result.info["n_full_tests"]
     elif algorithm == "svt_pc":
         from .svt_pc import svt_pc
 
