@@ -93,19 +93,33 @@ def pairwise_sq_dists(x, y=None) -> np.ndarray:
         return dist
     sq_x = np.einsum("ij,ij->i", x, x)
     sq_y = sq_x if y is x else np.einsum("ij,ij->i", y, y)
-    dist = -2.0 * (x @ y.T)
+    dist = x @ y.T
+    dist *= -2.0
     dist += sq_x[:, None]
     dist += sq_y[None, :]
     np.maximum(dist, 0.0, out=dist)
     return dist
 
 
+def _two_middle(values: np.ndarray, lo: int) -> tuple[float, float]:
+    """The ``lo``-th and ``(lo + 1)``-th smallest of ``values`` (0-based; the second is ``inf`` if absent).
+
+    One selection (``np.partition`` at ``lo``) and a minimum over the part
+    above it, cheaper than partitioning at two ranks.
+    """
+    part = np.partition(values, lo)
+    upper = part[lo + 1:]
+    return float(part[lo]), float(upper.min()) if upper.size else np.inf
+
+
 def _median_root(values: np.ndarray) -> float:
     """``np.median(np.sqrt(values))`` without taking 2·10⁶ square roots (order statistics commute with √)."""
     n = values.size
     lo, hi = (n - 1) // 2, n // 2
-    part = np.partition(values, [lo, hi]) if n > 2 else np.sort(values)
-    return float((np.sqrt(part[lo]) + np.sqrt(part[hi])) / 2)
+    first, second = _two_middle(values, lo)
+    if hi == lo:
+        second = first
+    return float((np.sqrt(first) + np.sqrt(second)) / 2)
 
 
 def _median_from_sq_dists(dist: np.ndarray) -> float:
@@ -173,9 +187,10 @@ def _median_1d(values: np.ndarray) -> float:
     col = np.repeat(lo_idx - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
     diff = s[col] - s[row]
     squares = diff * diff
-    a, b = k_lo - count_lo, k_hi - count_lo
-    part = np.partition(squares, [a, b]) if total > 2 else np.sort(squares)
-    return float((np.sqrt(part[a]) + np.sqrt(part[b])) / 2)
+    first, second = _two_middle(squares, k_lo - count_lo)
+    if k_hi == k_lo:
+        second = first
+    return float((np.sqrt(first) + np.sqrt(second)) / 2)
 
 
 def _thinned(x: np.ndarray) -> np.ndarray:
@@ -296,15 +311,21 @@ def _exact_scores(Kc: np.ndarray, Lc: np.ndarray, perms: np.ndarray) -> np.ndarr
 
 
 def _lowrank_scores(Fc: np.ndarray, Gc: np.ndarray, perms: np.ndarray, chunk_bytes: int = 1 << 27) -> np.ndarray:
-    """``||Fc[ψ]ᵀ Gc||²_F`` for every row ψ of ``perms``: one (c·r × m) @ (m × s) product per chunk."""
+    """``||Fc[ψ]ᵀ Gc||²_F`` for every row ψ of ``perms``: one (s × m) @ (m × c·r) product per chunk.
+
+    ``Fc[block.T]`` is (m, c, r) and contiguous, so the c permuted factors sit
+    side by side as the columns of one m × c·r matrix without a copy.
+    """
     m, r = Fc.shape
-    Ft = np.ascontiguousarray(Fc.T)  # (r, m): Ft[:, perms] stacks the permuted factors without a transpose
+    s = Gc.shape[1]
+    Gt = np.ascontiguousarray(Gc.T)
     chunk = max(1, chunk_bytes // max(m * r * 8, 1))
     scores = np.empty(perms.shape[0])
     for start in range(0, perms.shape[0], chunk):
         block = perms[start:start + chunk]
-        cross = (Ft[:, block].reshape(r * len(block), m) @ Gc).reshape(r, len(block), -1)
-        scores[start:start + chunk] = np.einsum("rks,rks->k", cross, cross)
+        stacked = Fc[block.T].reshape(m, len(block) * r)
+        cross = (Gt @ stacked).reshape(s, len(block), r)
+        scores[start:start + chunk] = np.einsum("skr,skr->k", cross, cross)
     return scores
 
 
