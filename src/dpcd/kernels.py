@@ -6,7 +6,8 @@ on it.
 
 * :func:`gaussian_gram` — ``k(a, b) = exp(-||a - b||² / (2 σ²))``; the bandwidth
   ``σ`` defaults to the median heuristic :func:`median_bandwidth` (median
-  Euclidean distance between distinct points).
+  Euclidean distance between distinct points; for one-dimensional data an exact
+  O(m log m) selection that returns the same number without an m × m matrix).
 * :func:`hsic` — the biased empirical HSIC of Def. 4 of Zhang et al. (2023),
   ``tr(K H L H) / (m - 1)²`` with ``H = I - 11ᵀ/m`` (Gretton et al. 2005).
 * :func:`hsic_permutation_test` — the statistic, its ``k`` permutation scores
@@ -21,9 +22,13 @@ on it.
 * :func:`krr_factor` / :func:`krr_residuals` — kernel ridge regression of Eq. 2
   of Zhang et al. (2023): ``min_w λ/2 ||w||² + (1/m) Σ (wᵀφ(z_i) - x_i)²``, whose
   residuals are ``U = c (K + c I)⁻¹ x`` with ``c = m λ / 2`` (the same fit as
-  scikit-learn's ``KernelRidge(alpha=m λ / 2)``). The Cholesky factor of
-  ``K + c I`` is computed once per conditioning set and reused for every
-  regressed variable.
+  scikit-learn's ``KernelRidge(alpha=m λ / 2)``). The factor is computed once
+  per conditioning set and reused for every regressed variable: the Cholesky
+  factor of ``K + c I`` (``method="exact"``), or (``"lowrank"``/``"auto"``) a
+  pivoted incomplete Cholesky factor ``K ≈ F Fᵀ`` with neglected trace ≤ ``tol``
+  and the Woodbury identity, O(m r²) instead of O(m³), with residuals within
+  ``(tol / c) ||t||₂`` of the exact ones (a Gaussian kernel on |Z| = 2 at
+  m = 2000 needs r ≈ 90 columns at tol = 1e-10).
 
 Nothing here is private by itself; the sensitivities live in :mod:`dpcd.rcit`.
 
