@@ -22,8 +22,7 @@ pay another round (ε₁ + ε₂); edges are then oriented as in PC. With
 rounds are paid.
 
 Privacy: ε-DP under add/remove one record; public: the domain sizes (they fix
-the G² degrees of freedom and the table shapes) and a bound n_max on the
-number of records (default n; it fixes the step bound of the distance score). Each
+the G² degrees of freedom and the table shapes); n is not needed. Each
 round is (ε₁ + ε₂)-DP by Cor. 1–2 (exponential mechanism, DR14 Thm. 3.10, on
 quality functions of sensitivity 1, and basic composition of the β̂ draws);
 the rounds compose adaptively and the run stops before the sum could exceed ε
@@ -41,8 +40,9 @@ both to make the sensitivity claims true:
 
 By default (``distance="lipschitz"``) every score is a provable
 sensitivity-1 lower bound of the flip distance (exact near the decision
-boundary, an analytic step bound elsewhere; :mod:`dpcd.distance_score`), so
-the ε-DP guarantee holds with n (or a public bound n_max) public.
+boundary, a bound on how far each record can move G² around the data
+elsewhere; :mod:`dpcd.distance_score`), so
+the ε-DP guarantee holds with only the domain sizes public.
 ``distance="search"`` uses a greedy upper bound refined by an exact search,
 which is closer to the paper's exact distance and gives better utility, but is
 a theorem only where the search was exact; ``info["unproven_scores"]`` counts
@@ -92,7 +92,7 @@ class EMPCDecider(Decider):
 
     def __init__(self, codes: np.ndarray, levels: np.ndarray, *, alpha: float, epsilon: float,
                  epsilon_1: float, epsilon_2: float, rng: np.random.Generator, ledger: PrivacyLedger,
-                 max_distance: int, exact_states: int, distance: str = "lipschitz", n_max: int | None = None):
+                 max_distance: int, exact_states: int, distance: str = "lipschitz"):
         self.codes = codes
         self.levels = levels
         self.alpha = alpha
@@ -104,7 +104,6 @@ class EMPCDecider(Decider):
         self.max_distance = max_distance
         self.exact_states = exact_states
         self.distance = distance
-        self.n_max = n_max
         self.n_unproven = 0
         self.spent = 0.0
         self.rounds = 0
@@ -132,7 +131,7 @@ class EMPCDecider(Decider):
                 self._thresholds[dof] = g2_threshold(dof, self.alpha)
             table = full_table(self.codes, a, b, cond, self.levels)
             result = flip_distance(table, threshold=self._thresholds[dof], max_distance=self.max_distance,
-                                   exact_states=self.exact_states, method=self.distance, n_max=self.n_max)
+                                   exact_states=self.exact_states, method=self.distance)
             self.n_scores += 1
             self.n_exact += int(result.exact)
             self.n_unproven += int(not result.provable)
@@ -200,7 +199,7 @@ def _check_split(epsilon: float, epsilon_split) -> tuple[float, float]:
 def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_split=None,
           max_order: int | None = None, node_names: Sequence[str] | None = None,
           max_distance: int | None = None, exact_states: int = 500,
-          distance: Literal["lipschitz", "search"] = "lipschitz", n_max: int | None = None) -> PCResult:
+          distance: Literal["lipschitz", "search"] = "lipschitz") -> PCResult:
     """EM-PC (PrivPC of paper 000): ε-DP PC for categorical data via the exponential mechanism.
 
     Parameters
@@ -221,11 +220,9 @@ def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_sp
         the flip distance (:func:`dpcd.distance_score.flip_distance`);
         "search": the greedy/exact search, closer to the paper's exact distance
         but with **no proven guarantee** where a score is not exact.
-    n_max : public bound on the number of records used by the "lipschitz"
-        step bound (default: the dataset's n, i.e. n treated as public).
 
     Privacy: with ``distance="lipschitz"``, ε-DP under add/remove one record
-    with the domain sizes and n_max public (Thm. 1; see the module docstring
+    with the domain sizes public (Thm. 1; see the module docstring
     for the two corrections). With ``distance="search"`` the guarantee holds
     only if every score was exact (``info["unproven_scores"] == 0``). The
     ledger never totals more than ``epsilon``.
@@ -249,13 +246,10 @@ def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_sp
         max_distance = default_max_distance(e1, e2, p - 1)
     max_distance = check_int(max_distance, "max_distance", minimum=1)
     generator = as_rng(rng)
-    if n_max is None:
-        n_max = codes.shape[0]
-    n_max = check_int(n_max, "n_max", minimum=codes.shape[0])
-    ledger = PrivacyLedger("add/remove", public=("domains", "n_max") if distance == "lipschitz" else ("domains",))
+    ledger = PrivacyLedger("add/remove", public=("domains",))
     decider = EMPCDecider(codes, levels, alpha=alpha, epsilon=epsilon, epsilon_1=e1, epsilon_2=e2, rng=generator,
                           ledger=ledger, max_distance=max_distance, exact_states=exact_states,
-                          distance=distance, n_max=n_max)
+                          distance=distance)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger)
     stopped = result.stopped_early or decider.skipped_rounds > 0
     return replace(result, stopped_early=stopped, info={
