@@ -18,6 +18,7 @@ from scipy import special, stats
 
 from dpcd.citests import contingency_table, kendall_tau, stratified_kendall
 from dpcd.privacy.sensitivity import (
+    conditional_kendall_pvalue_sensitivity,
     conditional_kendall_sensitivity,
     conditional_spearman_sensitivity,
     kendall_tau_sensitivity,
@@ -218,3 +219,16 @@ def test_pvalue_sensitivity_matches_brute_force():
 def test_bad_input(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_conditional_kendall_pvalue_sensitivity_one_and_two_sided():
+    z = conditional_kendall_sensitivity(5000, 8, neighbouring="replace")
+    one = conditional_kendall_pvalue_sensitivity(5000, 8, neighbouring="replace")
+    assert one == pytest.approx(pvalue_sensitivity(z))
+    assert conditional_kendall_pvalue_sensitivity(5000, 8, neighbouring="replace", two_sided=True) == \
+        pytest.approx(min(1.0, 2 * one))
+    # with at least as many strata as rows only the range of the p-value bounds it
+    assert conditional_kendall_pvalue_sensitivity(100, 99) == 0.5
+    assert conditional_kendall_pvalue_sensitivity(100, 500, two_sided=True) == 1.0
+    with pytest.raises(ValueError, match="neighbouring"):
+        conditional_kendall_pvalue_sensitivity(100, 2, neighbouring="swap")

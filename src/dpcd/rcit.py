@@ -55,7 +55,7 @@ import numpy as np
 from ._validation import RngLike, as_data_matrix, as_rng, check_int, check_positive, check_probability
 from .citests import CIResult, kendall_tau, kendall_weights, normal_two_sided_p
 from .kernels import hsic_permutation_test, krr_factor
-from .privacy.sensitivity import conditional_kendall_sensitivity, pvalue_sensitivity
+from .privacy.sensitivity import conditional_kendall_pvalue_sensitivity
 
 __all__ = [
     "RCITResult",
@@ -282,7 +282,7 @@ def kendall_pvalue_sensitivity(n: int, k: int = 1) -> float:
 
     2·(Φ(Δ_z) − ½) with Δ_z = :func:`dpcd.privacy.sensitivity.conditional_kendall_sensitivity`
     (n, k, neighbouring="replace") — global for k public (Z = ∅: k = 1). The
-    two-sided p = 2(1 − Φ(|Z|)) moves twice as much as the one-sided one.
+    two-sided p = 2(1 − Φ(|Z|)) moves twice as much as the one-sided one; 1 when
+    n − 1 ≤ k (no finite z bound; a p-value lies in [0, 1]).
     """
-    z_sens = conditional_kendall_sensitivity(n, k, neighbouring="replace")
-    return min(1.0, 2.0 * pvalue_sensitivity(z_sens))
+    return conditional_kendall_pvalue_sensitivity(n, k, neighbouring="replace", two_sided=True)

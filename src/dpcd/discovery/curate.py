@@ -258,13 +258,11 @@ def kendall_pvalue_sensitivity(n_rows: int, n_strata: int = 1) -> float:
     magnitude smaller and is not a worst-case bound. Never more than 1 (p ∈ [0, 1]),
     which is also the value when there are at least as many strata as rows.
     """
-    from ..privacy.sensitivity import conditional_kendall_sensitivity, pvalue_sensitivity
+    from ..privacy.sensitivity import conditional_kendall_pvalue_sensitivity
 
     n_rows = check_int(n_rows, "n_rows", minimum=2)
     n_strata = check_int(n_strata, "n_strata", minimum=1)
-    if n_rows - 1 <= n_strata:
-        return 1.0  # the z-score bound is infinite, but a p-value lies in [0, 1]
-    return min(1.0, 2.0 * float(pvalue_sensitivity(conditional_kendall_sensitivity(n_rows, n_strata))))
+    return conditional_kendall_pvalue_sensitivity(n_rows, n_strata, two_sided=True)
 
 
 # --------------------------------------------------------------------------- decider

@@ -53,7 +53,7 @@ import numpy as np
 from .._validation import RngLike, as_rng, as_data_matrix, check_delta, check_epsilon, check_int, check_probability
 from ..citests import CITester, normal_two_sided_p
 from ..privacy.ledger import PrivacyLedger
-from ..privacy.sensitivity import conditional_kendall_sensitivity, pvalue_sensitivity, reference_pvalue_sensitivity
+from ..privacy.sensitivity import conditional_kendall_pvalue_sensitivity, reference_pvalue_sensitivity
 from ..privacy.sieve import SieveAndExamine, optimal_subsample_size
 from .pc import Decider, PCResult, node_names_of, run_pc
 
@@ -94,12 +94,8 @@ def kendall_pvalue_sensitivity(n: int, levels: Sequence[int], max_order: int, *,
         return reference_pvalue_sensitivity(n)
     if sensitivity != "proven":
         raise ValueError(f"sensitivity must be 'proven' or 'reference', got {sensitivity!r}")
-    k = _max_strata(np.asarray(levels), max_order)
-    if n - 1 <= k:
-        # no finite bound on the z-score with this many strata; the one-sided p-value
-        # 1 − Φ(|Z|) lies in [0, ½] whatever the data, so ½ is always a valid sensitivity
-        return 0.5
-    return pvalue_sensitivity(conditional_kendall_sensitivity(n, k, neighbouring="replace"))
+    return conditional_kendall_pvalue_sensitivity(n, _max_strata(np.asarray(levels), max_order),
+                                                  neighbouring="replace")
 
 
 def kendall_run_setup(data, node_names: Sequence[str] | None, max_order: int | None):

@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 from .sensitivity import (  # noqa: E402  (rank-statistic sensitivities, Wang et al. 2020 App. D-E)
+    conditional_kendall_pvalue_sensitivity,
     conditional_kendall_sensitivity,
     conditional_spearman_sensitivity,
     kendall_tau_sensitivity,
@@ -59,6 +60,7 @@ from .sensitivity import (  # noqa: E402  (rank-statistic sensitivities, Wang et
 )
 
 __all__ += [
+    "conditional_kendall_pvalue_sensitivity",
     "conditional_kendall_sensitivity",
     "conditional_spearman_sensitivity",
     "kendall_tau_sensitivity",

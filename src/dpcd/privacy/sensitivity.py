@@ -58,6 +58,7 @@ __all__ = [
     "spearman_sensitivity",
     "conditional_spearman_sensitivity",
     "pvalue_sensitivity",
+    "conditional_kendall_pvalue_sensitivity",
     "reference_pvalue_sensitivity",
     "KENDALL_A_STEP",
     "KENDALL_W_STEP",
@@ -189,6 +190,25 @@ def pvalue_sensitivity(z_sensitivity: float) -> float:
     """
     z_sensitivity = check_positive(z_sensitivity, "z_sensitivity")
     return float(special.ndtr(z_sensitivity) - 0.5)
+
+
+def conditional_kendall_pvalue_sensitivity(n: int, k: int = 1, *, neighbouring: str = "add/remove",
+                                           two_sided: bool = False) -> float:
+    """Sensitivity of the p-value of the conditional Kendall test on n rows in k strata.
+
+    One-sided p = 1 − Φ(|Z|): Φ(Δ_z) − ½ with Δ_z =
+    :func:`conditional_kendall_sensitivity` (n, k, ``neighbouring``); the
+    two-sided p = 2(1 − Φ(|Z|)) moves twice as much. A p-value cannot move more
+    than its range, so the result is capped at ½ (one-sided) or 1 (two-sided),
+    which is also the value when n − 1 ≤ k and the z-score has no finite bound.
+    """
+    n = check_int(n, "n", minimum=2)
+    k = check_int(k, "k", minimum=1)
+    cap = 1.0 if two_sided else 0.5
+    if n - 1 <= k:
+        return cap
+    one_sided = pvalue_sensitivity(conditional_kendall_sensitivity(n, k, neighbouring=neighbouring))
+    return min(cap, 2.0 * one_sided if two_sided else one_sided)
 
 
 def reference_pvalue_sensitivity(n: int) -> float:
