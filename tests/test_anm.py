@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpcd import anm
-from dpcd.anm import _dwork_lei_draws, _krr_predict
+from dpcd.anm import _dwork_lei_draws, krr_predict
 
 unit = st.floats(-1.0, 1.0, allow_nan=False, width=64)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -51,7 +51,7 @@ def test_krr_matches_scikit_learn():
     rng = np.random.default_rng(1)
     x, y, xt = rng.uniform(-1, 1, 40), rng.uniform(-1, 1, 40), rng.uniform(-1, 1, 7)
     lam, sigma = 0.05, 0.4
-    pred, _ = _krr_predict(x, y, xt, lam=lam, bandwidth=sigma)
+    pred, _ = krr_predict(x, y, xt, lam=lam, bandwidth=sigma)
     ref = KernelRidge(alpha=x.size * lam / 2, kernel="rbf", gamma=1 / (2 * sigma**2)).fit(x[:, None], y)
     np.testing.assert_allclose(pred, ref.predict(xt[:, None]), atol=1e-10)
 
@@ -113,8 +113,8 @@ def training_set_and_neighbour(draw):
 @given(training_set_and_neighbour(), st.floats(0.01, 1.0), st.floats(0.05, 3.0))
 def test_krr_residual_bound_holds(data, lam, bandwidth):
     x, y, x2, y2, xt = data
-    pred, _ = _krr_predict(x, y, xt, lam=lam, bandwidth=bandwidth)
-    pred2, _ = _krr_predict(x2, y2, xt, lam=lam, bandwidth=bandwidth)
+    pred, _ = krr_predict(x, y, xt, lam=lam, bandwidth=bandwidth)
+    pred2, _ = krr_predict(x2, y2, xt, lam=lam, bandwidth=bandwidth)
     change = np.max(np.abs(pred - pred2))  # r' = y' - f(x'): y' is the same test data
     assert change <= anm.krr_residual_sensitivity(x.size, lam) + 1e-10
     assert change <= anm.krr_residual_sensitivity(x.size, lam, bound="stability") + 1e-10
@@ -129,12 +129,12 @@ def test_krr_residual_bound_adversarial_search():
         for _ in range(10):
             x, y = rng.uniform(-1, 1, 8), rng.choice([-1.0, 1.0], 8)
             xt = np.linspace(-1, 1, 21)
-            pred, _ = _krr_predict(x, y, xt, lam=lam, bandwidth=0.3)
+            pred, _ = krr_predict(x, y, xt, lam=lam, bandwidth=0.3)
             for nx in (-1.0, 0.0, 1.0):
                 for ny in (-1.0, 1.0):
                     x2, y2 = x.copy(), y.copy()
                     x2[0], y2[0] = nx, ny
-                    pred2, _ = _krr_predict(x2, y2, xt, lam=lam, bandwidth=0.3)
+                    pred2, _ = krr_predict(x2, y2, xt, lam=lam, bandwidth=0.3)
                     worst = max(worst, np.max(np.abs(pred - pred2)) / bound)
     assert 0 < worst <= 1
 
@@ -146,7 +146,7 @@ def test_hsic_training_sensitivity_holds(data, lam, bandwidth):
     yt = np.linspace(-1, 1, xt.size)
     scores = []
     for xs, ys in ((x, y), (x2, y2)):
-        pred, _ = _krr_predict(xs, ys, xt, lam=lam, bandwidth=bandwidth)
+        pred, _ = krr_predict(xs, ys, xt, lam=lam, bandwidth=bandwidth)
         scores.append(anm.hsic_score(xt, yt - pred, bandwidth_a=bandwidth, bandwidth_b=bandwidth))
     change = abs(scores[0] - scores[1])
     lip = anm.gaussian_kernel_lipschitz(bandwidth)
@@ -160,8 +160,8 @@ def test_rank_distance_to_instability_has_sensitivity_one_and_protects_ranks(dat
     x, y, x2, y2, xt = data
     yt = np.linspace(-1, 1, xt.size)
     n = 2000  # the bound's n is public; larger n gives non-zero distances on these small sets
-    res1 = yt - _krr_predict(x, y, xt, lam=lam, bandwidth=0.5)[0]
-    res2 = yt - _krr_predict(x2, y2, xt, lam=lam, bandwidth=0.5)[0]
+    res1 = yt - krr_predict(x, y, xt, lam=lam, bandwidth=0.5)[0]
+    res2 = yt - krr_predict(x2, y2, xt, lam=lam, bandwidth=0.5)[0]
     # a change of one of n records moves residuals by <= 8/(n lam^1.5): emulate it by scaling the move
     scale = anm.krr_residual_sensitivity(n, lam) / max(np.max(np.abs(res1 - res2)), 1e-300)
     res2 = res1 + min(scale, 1.0) * (res2 - res1)
@@ -240,7 +240,7 @@ def test_training_set_rank_ptr_bottom_on_tied_residuals():
     x = rng.uniform(-1, 1, 200)
     y = np.round(x, 1)  # many tied test residuals: gamma = 0, distance 0
     res = anm.private_anm_training_set(x, y, epsilon=1.0, delta=1e-6, scores=("spearman",), lam=0.5,
-                                       bandwidth=0.5, rng=0)
+                                       bandwidth=0.5, bounds_x=(-1.0, 1.0), bounds_y=(-1.0, 1.0), rng=0)
     assert res.scores["spearman"] == (None, None)
     assert res.decisions["spearman"] == "bottom"
 
@@ -311,7 +311,8 @@ def test_ledgers_compose_as_stated():
     assert res.ledger.neighbouring == "replace"
     assert total.epsilon == pytest.approx(3 * 2 * 0.5 + 4 * 3 * 0.5)
     assert total.delta == pytest.approx(4e-6)
-    train = anm.private_anm_training_set(x, y, epsilon=0.5, lam=0.5, bandwidth=0.5, rng=0)
+    train = anm.private_anm_training_set(x, y, epsilon=0.5, lam=0.5, bandwidth=0.5, bounds_x=(-1.0, 1.0),
+                                         bounds_y=(-1.5, 1.5), rng=0)
     assert train.ledger.total("basic").epsilon == pytest.approx(1.0)
     assert train.privacy == "training" and train.n == 100 and train.m == 100
 
@@ -345,7 +346,8 @@ def test_bad_parameters_are_rejected():
     with pytest.raises(ValueError, match="scores"):
         anm.anm(x, y, scores=("pearson",), rng=0)
     with pytest.raises(ValueError, match="scores"):
-        anm.private_anm_training_set(x, y, epsilon=1, scores="iqr", lam=0.5, bandwidth=0.5, rng=0)
+        anm.private_anm_training_set(x, y, epsilon=1, scores="iqr", lam=0.5, bandwidth=0.5, bounds_x=(-1, 1),
+                                     bounds_y=(-1.5, 1.5), rng=0)
     with pytest.raises(ValueError, match="train_fraction"):
         anm.anm(x, y, train_fraction=0.01, rng=0)
     with pytest.raises(TypeError, match="rng"):
@@ -368,20 +370,48 @@ def test_pair_selection_rule():
 
 
 def test_default_split_is_unchanged():
-    """Without ``split`` the result is the one the module gave before the argument existed
-    (values recorded from that version), and equals an explicit split drawn from the same stream."""
+    """Without ``split`` the split and the noise come from ``rng`` exactly as before the argument existed:
+    with the scaling of that version (the range of all rows, passed here as bounds) the scores are the
+    values recorded from it; and the default equals an explicit split drawn from the same stream."""
     x, y = _anm_data(12, n=200)
-    res = anm.private_anm_test_set(x, y, epsilon=0.5, rng=5)
+    old_scaling = anm.private_anm_test_set(x, y, epsilon=0.5, rng=5, bounds_x=(x.min(), x.max()),
+                                           bounds_y=(y.min(), y.max()))
     recorded = {"spearman": (0.13702704098881538, 0.09761635629945997),
                 "kendall": (-0.06283369084219156, 0.406068463572407),
                 "hsic": (0.20888519880835354, 0.7839412168132524)}
     for name, values in recorded.items():
-        assert res.scores[name] == pytest.approx(values, abs=1e-12)
-    assert res.scores["iqr"] == (None, None)
+        assert old_scaling.scores[name] == pytest.approx(values, abs=1e-12)
+    assert old_scaling.scores["iqr"] == (None, None)
+    res = anm.private_anm_test_set(x, y, epsilon=0.5, rng=5)
     generator = np.random.default_rng(5)
     split = anm.split_indices(x.size, rng=generator)
     explicit = anm.private_anm_test_set(x, y, epsilon=0.5, rng=generator, split=split)
     assert explicit.scores == res.scores
+    # without public bounds the scale is the training half's range (public in test-set privacy), not all rows'
+    train = split[0]
+    by_training = anm.private_anm_test_set(x, y, epsilon=0.5, rng=5, bounds_x=(x[train].min(), x[train].max()),
+                                           bounds_y=(y[train].min(), y[train].max()))
+    assert by_training.scores == res.scores
+    assert y.min() < y[train].min()  # a test value lies outside the training range on this data ...
+    assert res.scores["spearman"] != pytest.approx(old_scaling.scores["spearman"], abs=1e-6)  # ... so they differ
+
+
+def test_test_set_values_outside_the_training_range_are_clipped():
+    """Test-set privacy: a test record beyond the training half's range is clipped to it, so moving it further
+    out changes nothing; the scale never depends on the (private) test half."""
+    x, y = _anm_data(12, n=200)
+    train, test = anm.split_indices(x.size, rng=np.random.default_rng(5))
+    k = test[np.argmin(y[test])]
+    assert y[k] < y[train].min()
+    far = y.copy()
+    far[k] = -50.0
+    first = anm.private_anm_test_set(x, y, epsilon=0.5, rng=5)
+    second = anm.private_anm_test_set(x, far, epsilon=0.5, rng=5)
+    assert first.scores == second.scores
+    # a constant test half never stops the run: only public quantities decide whether it can run
+    flat = x.copy()
+    flat[test] = 0.25
+    anm.private_anm_test_set(flat, y, epsilon=0.5, rng=5)
 
 
 def test_given_split_fixes_the_training_half():
@@ -420,3 +450,96 @@ def test_bad_split_is_rejected(split, error, match):
     x, y = _anm_data(1, n=10)
     with pytest.raises(error, match=match):
         anm.private_anm_test_set(x, y, epsilon=1.0, rng=0, split=split)
+
+
+# --------------------------------------------------------------------------- public bounds in training-set privacy
+
+
+def _training_row(size: int, seed: int) -> int:
+    """A training row of the split ``private_anm_training_set`` draws first from ``rng=seed``."""
+    train, _ = anm.split_indices(size, rng=np.random.default_rng(seed))
+    return int(train[3])
+
+
+def test_training_set_needs_public_bounds():
+    x, y = _anm_data(2, n=60)
+    with pytest.raises(TypeError, match="bounds_x"):
+        anm.private_anm_training_set(x, y, epsilon=1.0, lam=0.5, bandwidth=0.5, bounds_x=None, bounds_y=(-2, 2),
+                                     rng=0)
+    with pytest.raises(TypeError, match="bounds_y"):
+        anm.private_anm_training_set(x, y, epsilon=1.0, lam=0.5, bandwidth=0.5, bounds_x=(-1, 1), bounds_y=None,
+                                     rng=0)
+    with pytest.raises(TypeError):
+        anm.private_anm_training_set(x, y, epsilon=1.0, lam=0.5, bandwidth=0.5, rng=0)  # no default
+    with pytest.raises(ValueError, match="bounds"):
+        anm.private_anm_training_set(x, y, epsilon=1.0, lam=0.5, bandwidth=0.5, bounds_x=(1, 1), bounds_y=(-2, 2),
+                                     rng=0)
+
+
+@pytest.mark.parametrize("scores, seed, delta", [(("hsic",), 7, 1e-6),
+                                                 # a large delta so that propose-test-release does release here
+                                                 (("spearman", "kendall"), 10, 0.9)])
+def test_training_set_scaling_does_not_depend_on_the_data(scores, seed, delta):
+    """With public bounds, two data sets that differ in one training record beyond the bounds (clamped to the
+    same value) give the identical release for the same rng; a change inside the bounds does not."""
+    x, y = _anm_data(3, n=300)
+    bounds = dict(bounds_x=(-1.0, 1.0), bounds_y=(-1.5, 1.5))
+    k = _training_row(x.size, seed)
+    releases = []
+    for value in (1e3, 1e6, 1.0):  # two values far outside the bounds, and the bound itself
+        moved = x.copy()
+        moved[k] = value
+        releases.append(anm.private_anm_training_set(moved, y, epsilon=1.0, delta=delta, scores=scores, lam=0.5,
+                                                     bandwidth=0.5, rng=seed, **bounds))
+    assert any(v is not None for pair in releases[0].scores.values() for v in pair)  # something is released
+    assert releases[0].scores == releases[1].scores == releases[2].scores
+    assert releases[0].decisions == releases[1].decisions
+    assert releases[0].ledger.total("basic") == releases[1].ledger.total("basic")
+    if scores == ("hsic",):
+        inside = x.copy()
+        inside[k] = -0.3
+        other = anm.private_anm_training_set(inside, y, epsilon=1.0, delta=delta, scores=scores, lam=0.5,
+                                             bandwidth=0.5, rng=seed, **bounds)
+        assert other.scores != releases[0].scores  # the record is read, through its clamped value
+
+
+def test_fit_with_public_bounds_and_split_scales_the_test_half_independently_of_training_values():
+    x, y = _anm_data(4, n=80)
+    train, test = np.arange(0, 80, 2), np.arange(1, 80, 2)
+    bounds = dict(bounds_x=(-1.0, 1.0), bounds_y=(-1.5, 1.5))
+    fits = []
+    for value in (None, 1e6, -1e6, 0.7):
+        moved_x, moved_y = x.copy(), y.copy()
+        if value is not None:
+            moved_x[train[5]], moved_y[train[9]] = value, -value
+        fits.append(anm.fit_anm(moved_x, moved_y, lam=0.5, bandwidth=0.5, rng=0, split=(train, test),
+                                require_variation=False, **bounds))
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.x_test, fits[0].x_test)
+        np.testing.assert_array_equal(fit.y_test, fits[0].y_test)
+    np.testing.assert_array_equal(fits[0].x_test, np.clip(x[test], -1, 1))
+    np.testing.assert_allclose(fits[0].y_test, np.clip(y[test] / 1.5, -1, 1))
+    # a training record beyond the bounds is clamped: the whole fit equals the fit with the bound itself
+    at_bound_x, at_bound_y = x.copy(), y.copy()
+    at_bound_x[train[5]], at_bound_y[train[9]] = 1.0, -1.5
+    clamped = anm.fit_anm(at_bound_x, at_bound_y, lam=0.5, bandwidth=0.5, rng=0, split=(train, test), **bounds)
+    np.testing.assert_array_equal(clamped.residual_y, fits[1].residual_y)
+    np.testing.assert_array_equal(clamped.residual_x, fits[1].residual_x)
+
+
+def test_constant_columns_stop_only_the_non_private_paths():
+    x, y = np.ones(40), np.linspace(-1, 1, 40)
+    with pytest.raises(ValueError, match="constant"):
+        anm.as_pair(x, y)
+    with pytest.raises(ValueError, match="constant"):
+        anm.fit_anm(x, y, rng=0, bounds_x=(0, 2))
+    a, b = anm.as_pair(x, y, require_variation=False)
+    assert a.shape == b.shape == (40,)
+    fit = anm.fit_anm(x, y, rng=0, bounds_x=(0, 2), bounds_y=(-1, 1), require_variation=False, lam=0.5,
+                      bandwidth=0.5)
+    np.testing.assert_array_equal(fit.x_test, 0.0)
+    train = anm.private_anm_training_set(x, y, epsilon=1.0, lam=0.5, bandwidth=0.5, bounds_x=(0, 2),
+                                         bounds_y=(-1, 1), rng=0)
+    assert train.privacy == "training" and train.ledger.n_charges == 2
+    test = anm.private_anm_test_set(x, y, epsilon=1.0, rng=0, bounds_x=(0, 2), bounds_y=(-1, 1))
+    assert test.privacy == "test"

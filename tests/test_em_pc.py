@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from dpcd.discovery import em_pc as em_pc_module
 from dpcd.discovery.em_pc import EMPCDecider, em_pc
 from dpcd.discovery.pc import pc
 from dpcd.distance_score import (
@@ -218,11 +221,11 @@ def test_em_pc_default_scores_are_all_provable():
     rng = np.random.default_rng(14)
     data = rng.integers(0, 3, size=(3000, 5))
     data[:, 1] = (data[:, 0] + (rng.random(3000) < 0.2)) % 3
-    result = em_pc(data, epsilon=5.0, rng=1)
+    result = em_pc(data, levels=(3,) * 5, epsilon_total=5.0, rng=1)
     assert result.info["distance"] == "lipschitz" and result.info["unproven_scores"] == 0
     assert result.ledger.total().epsilon <= 5.0 + 1e-9
     with pytest.raises(ValueError, match="distance"):
-        em_pc(data, epsilon=5.0, rng=1, distance="exact")
+        em_pc(data, levels=(3,) * 5, epsilon_total=5.0, rng=1, distance="exact")
 
 
 def test_count_quality_is_the_papers_eq_6_to_8():
@@ -276,6 +279,10 @@ def test_selection_frequencies_match_q2_and_q1_probabilities():
 # --------------------------------------------------------------------------- the algorithm
 
 
+COLLIDER_LEVELS = {"A": 2, "B": 3, "C": 3, "D": 2, "E": 2}
+"""Public domain sizes of ``_collider_data`` (fixed by how the columns are generated)."""
+
+
 def _collider_data(n: int, seed: int) -> pd.DataFrame:
     """A → C ← B, C → D, E independent: strong (faithful) binary/ternary dependencies."""
     rng = np.random.default_rng(seed)
@@ -290,7 +297,7 @@ def _collider_data(n: int, seed: int) -> pd.DataFrame:
 def test_large_epsilon_cpdag_equals_non_private_pc():
     data = _collider_data(20_000, 5)
     reference = pc(data, ci_test="g2", alpha=0.01)
-    result = em_pc(data, epsilon=1e7, rng=0, epsilon_split=(1e5, 1e5))
+    result = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=1e7, rng=0, epsilon_split=(1e5, 1e5))
     assert result.skeleton == reference.skeleton
     assert set(result.cpdag.edges) == set(reference.cpdag.edges)
     assert ("A", "C", "B") in v_structures(result.cpdag) or ("B", "C", "A") in v_structures(result.cpdag)
@@ -303,7 +310,7 @@ def test_large_epsilon_cpdag_equals_non_private_pc():
 def test_ledger_never_exceeds_epsilon():
     data = _collider_data(2_000, 6)
     for epsilon, split in ((1.0, None), (0.5, (0.1, 0.07)), (3.0, (1.0, 1.0))):
-        result = em_pc(data, epsilon=epsilon, rng=1, epsilon_split=split)
+        result = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=epsilon, rng=1, epsilon_split=split)
         assert result.ledger.total("basic").epsilon <= epsilon * (1 + 1e-9)
         assert result.info["spent"] == pytest.approx(result.ledger.total("basic").epsilon)
         assert result.ledger.neighbouring == "add/remove"
@@ -311,23 +318,227 @@ def test_ledger_never_exceeds_epsilon():
 
 def test_same_seed_same_result():
     data = _collider_data(3_000, 7)
-    first = em_pc(data, epsilon=2.0, rng=11)
-    second = em_pc(data, epsilon=2.0, rng=11)
+    first = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=2.0, rng=11)
+    second = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=2.0, rng=11)
     assert set(first.cpdag.edges) == set(second.cpdag.edges)
 
 
 def test_bad_input():
     data = _collider_data(500, 8)
+    levels = COLLIDER_LEVELS
     with pytest.raises(ValueError, match="epsilon"):
-        em_pc(data, epsilon=0.0, rng=0)
+        em_pc(data, levels=levels, epsilon_total=0.0, rng=0)
     with pytest.raises(ValueError, match="epsilon"):
-        em_pc(data, epsilon=-1.0, rng=0)
+        em_pc(data, levels=levels, epsilon_total=-1.0, rng=0)
     continuous = np.random.default_rng(0).normal(size=(200, 3))
     with pytest.raises(TypeError, match="integer"):
-        em_pc(continuous, epsilon=1.0, rng=0)
+        em_pc(continuous, levels=(2, 2, 2), epsilon_total=1.0, rng=0)
     with pytest.raises(ValueError, match="epsilon_split"):
-        em_pc(data, epsilon=1.0, rng=0, epsilon_split=(0.8, 0.8))
+        em_pc(data, levels=levels, epsilon_total=1.0, rng=0, epsilon_split=(0.8, 0.8))
     with pytest.raises(TypeError, match="rng"):
-        em_pc(data, epsilon=1.0, rng="seed")
+        em_pc(data, levels=levels, epsilon_total=1.0, rng="seed")
     with pytest.raises(ValueError, match="alpha"):
-        em_pc(data, epsilon=1.0, rng=0, alpha=1.5)
+        em_pc(data, levels=levels, epsilon_total=1.0, rng=0, alpha=1.5)
+    with pytest.raises(ValueError, match="sepset"):
+        em_pc(data, levels=levels, epsilon_total=1.0, rng=0, sepset="best")
+    with pytest.raises(TypeError, match="epsilon"):
+        em_pc(data, levels=levels, epsilon=1.0, rng=0)  # the budget is named epsilon_total
+
+
+# --------------------------------------------------------------------------- separating sets (sepset="joint")
+
+
+class _FixedPairScores(EMPCDecider):
+    """A decider whose distance score depends on the pair (y, S): one set can dominate another."""
+
+    def __init__(self, scores: dict[tuple[int, tuple[int, ...]], int], **kw):
+        super().__init__(np.zeros((3, 2), dtype=np.int64), np.array([2, 2]), alpha=0.01, **kw)
+        self.fixed = scores
+
+    def score(self, x, y, S):
+        return self.fixed[(y, tuple(sorted(S)))]
+
+
+# order 1 around x = 0 with neighbours 1, 2, 3: neighbour 1 is the only independent one, and its set (2,)
+# scores far above (3,)
+_PAIR_SCORES = {(1, (2,)): 4, (1, (3,)): 1, (2, (1,)): -1, (2, (3,)): -4, (3, (1,)): -3, (3, (2,)): -2}
+
+
+@pytest.mark.parametrize("sepset", ["joint", "argmax"])
+def test_huge_epsilon_stores_the_best_scoring_set_under_both_rules(sepset):
+    for seed in range(20):
+        decider = _FixedPairScores(_PAIR_SCORES, epsilon=1e9, epsilon_1=1e4, epsilon_2=1e4, rng=seed,
+                                   ledger=PrivacyLedger(), max_distance=100, exact_states=0, sepset=sepset)
+        removed, n_tests = decider.decide_node(0, np.array([1, 2, 3]), 1, np.ones((4, 4), dtype=bool))
+        assert removed == {1: (2,)}
+        assert n_tests == 6
+
+
+def test_joint_draw_frequencies_match_the_exponential_mechanism_over_pairs():
+    """With beta = 1 the stored (neighbour, set) follows exp(eps_1 q / 2) over all pairs of the node;
+    the pre-fix rule would always store (1, (2,))."""
+    e1 = 0.8
+    rng = np.random.default_rng(21)
+    decider = _FixedPairScores(_PAIR_SCORES, epsilon=1e12, epsilon_1=e1, epsilon_2=1e4, rng=rng,
+                               ledger=PrivacyLedger(), max_distance=100, exact_states=0, sepset="joint")
+    pairs = list(_PAIR_SCORES)
+    counts = np.zeros(len(pairs))
+    draws = 4_000
+    for _ in range(draws):
+        removed, _ = decider.decide_node(0, np.array([1, 2, 3]), 1, np.ones((4, 4), dtype=bool))
+        assert len(removed) == 1  # q2 at eps_2 = 1e4: exactly one independent neighbour
+        (y, S), = removed.items()
+        counts[pairs.index((y, S))] += 1
+    q = np.array([_PAIR_SCORES[k] for k in pairs], dtype=float)
+    expected = exponential_mechanism_probabilities(q, epsilon=e1, sensitivity=1.0) * draws
+    keep = expected >= 5
+    assert keep.sum() >= 3
+    chi2 = stats.chisquare(counts[keep], expected[keep] * counts[keep].sum() / expected[keep].sum())
+    assert chi2.pvalue > 0.001
+    assert counts[pairs.index((1, (3,)))] > 0  # a dominated set of the chosen neighbour is drawn too
+
+
+def _chain_with_copy(n: int, seed: int) -> pd.DataFrame:
+    """A → B → C and A → D (binary): A ⫫ C | B while A and C stay dependent given D."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, n)
+    b = np.where(rng.random(n) < 0.8, a, 1 - a)
+    c = np.where(rng.random(n) < 0.8, b, 1 - b)
+    d = np.where(rng.random(n) < 0.8, a, 1 - a)
+    return pd.DataFrame({"A": a, "B": b, "C": c, "D": d})
+
+
+def _record_rounds(monkeypatch) -> list[dict]:
+    """Wrap EMPCDecider.decide_node: record every round's frozen neighbourhood, removals and scores."""
+    rounds: list[dict] = []
+    original = EMPCDecider.decide_node
+
+    def recording(self, x, neighbours, order, adjacency):
+        removed, n_tests = original(self, x, neighbours, order, adjacency)
+        frozen = [int(v) for v in neighbours]
+        best = {}
+        for y, S in removed.items():
+            options = [T for T in combinations([v for v in frozen if v != y], order)]
+            best[y] = (self.score(x, y, S), max(self.score(x, y, T) for T in options))
+        rounds.append({"x": x, "frozen": frozen, "order": order, "removed": dict(removed), "best": best,
+                       "sepset": self.sepset})
+        return removed, n_tests
+
+    monkeypatch.setattr(EMPCDecider, "decide_node", recording)
+    return rounds
+
+
+@pytest.mark.parametrize("epsilon_total, seed", [(0.5, 0), (3.0, 1), (30.0, 2)])
+def test_joint_sepsets_come_from_the_frozen_neighbourhood(monkeypatch, epsilon_total, seed):
+    data = _collider_data(2_000, 30 + seed)
+    rounds = _record_rounds(monkeypatch)
+    result = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=epsilon_total, rng=seed, sepset="joint")
+    names = result.nodes
+    stored = {}
+    for r in rounds:
+        assert r["sepset"] == "joint"
+        for y, S in r["removed"].items():
+            assert y in r["frozen"] and y != r["x"]
+            assert len(S) == r["order"]
+            assert set(S) <= set(r["frozen"]) - {y}, (r, y, S)
+            stored[frozenset((names[r["x"]], names[y]))] = tuple(names[s] for s in S)
+    assert sum(len(r["removed"]) for r in rounds) > 0  # the check is not vacuous
+    # every separating set of the result is the one drawn in the round that removed the pair
+    assert result.sepsets == stored
+    assert all(frozenset(pair) not in result.skeleton for pair in result.sepsets)
+
+
+def test_joint_draw_picks_the_best_set_at_huge_epsilon_like_argmax(monkeypatch):
+    data = _chain_with_copy(5_000, 1)
+    rounds = _record_rounds(monkeypatch)
+    runs = {}
+    for rule in ("joint", "argmax"):
+        # max_distance large enough that the independent scores are not all capped at the same value
+        runs[rule] = em_pc(data, levels=(2, 2, 2, 2), epsilon_total=1e7, epsilon_split=(1e5, 1e5), rng=0,
+                           sepset=rule, max_distance=500)
+    for r in rounds:
+        for y, (score, best) in r["best"].items():
+            assert score == best, r  # the stored set has the best score of the removed neighbour's sets
+    joint, argmax = runs["joint"], runs["argmax"]
+    assert joint.skeleton == argmax.skeleton
+    assert joint.sepsets[frozenset(("A", "C"))] == argmax.sepsets[frozenset(("A", "C"))] == ("B",)
+    assert joint.sepsets == argmax.sepsets
+    assert set(joint.cpdag.edges) == set(argmax.cpdag.edges)
+    assert joint.info["sepset"] == "joint" and argmax.info["sepset"] == "argmax"
+
+
+def test_joint_run_is_reproducible_by_seed():
+    data = _collider_data(3_000, 12)
+    first = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=3.0, rng=5, sepset="joint")
+    second = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=3.0, rng=np.random.default_rng(5), sepset="joint")
+    assert first.skeleton == second.skeleton
+    assert first.sepsets == second.sepsets
+    assert set(first.cpdag.edges) == set(second.cpdag.edges)
+    assert [(e.mechanism, e.epsilon, e.count) for e in first.ledger.entries] == \
+        [(e.mechanism, e.epsilon, e.count) for e in second.ledger.entries]
+    assert first.info["rounds"] == second.info["rounds"] and first.info["spent"] == second.info["spent"]
+
+
+# --------------------------------------------------------------------------- plan and public domains
+
+
+@pytest.mark.parametrize("epsilon_total, split", [(0.3, None), (1.0, None), (3.0, (0.4, 0.3)), (5.0, (1.0, 1.0)),
+                                                 (1.0, (0.3, 0.25))])
+def test_plan_is_within_budget_and_dominates_the_run(epsilon_total, split):
+    plan = em_pc_module.plan(epsilon_total=epsilon_total, epsilon_split=split)
+    assert plan.epsilon <= epsilon_total * (1 + 1e-12)
+    assert plan.delta == 0.0
+    assert plan.relation.name == em_pc_module.RELATION.name == "add/remove"
+    assert plan.charges.total("basic").epsilon <= epsilon_total * (1 + 1e-12)
+    result = em_pc(_collider_data(2_000, 13), levels=COLLIDER_LEVELS, epsilon_total=epsilon_total,
+                   epsilon_split=split, rng=4)
+    assert result.ledger.neighbouring == plan.relation.name
+    assert result.ledger.total("basic").epsilon <= plan.epsilon * (1 + 1e-9)
+    assert result.info["spent"] <= plan.epsilon * (1 + 1e-9)
+    assert result.info["epsilon_total"] == epsilon_total and "epsilon" not in result.info
+    e1, e2 = plan.parameters["epsilon_1"], plan.parameters["epsilon_2"]
+    assert (e1, e2) == (result.info["epsilon_1"], result.info["epsilon_2"])
+    # a round costs e2 (no neighbour drawn) or e1 + e2; the filter never starts one it cannot pay in full
+    assert result.info["rounds"] * e2 <= result.info["spent"] * (1 + 1e-9)
+    assert result.info["spent"] <= result.info["rounds"] * (e1 + e2) * (1 + 1e-9)
+
+
+def test_plan_covers_rounds_that_save_epsilon_1():
+    """A round with no independent neighbour pays only eps_2, so a run can pay more than
+    floor(eps / (eps_1 + eps_2)) rounds; the plan's guarantee is the filter's budget, which covers them."""
+    data = _collider_data(2_000, 13)
+    plan = em_pc_module.plan(epsilon_total=1.0, epsilon_split=(0.3, 0.25))
+    assert plan.epsilon == pytest.approx(1.0)
+    spent = []
+    for seed in range(40):
+        result = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=1.0, epsilon_split=(0.3, 0.25), rng=seed)
+        assert result.ledger.total("basic").epsilon <= plan.epsilon * (1 + 1e-9)
+        spent.append((result.info["rounds"], result.ledger.total("basic").epsilon))
+    # some run pays two rounds (0.25 + 0.55 = 0.8), more than one full round of 0.55
+    assert max(rounds for rounds, _ in spent) >= 2
+    assert max(total for _, total in spent) > 0.55 + 1e-9
+    assert em_pc_module.plan(epsilon_total=3.0).epsilon == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="epsilon_split"):
+        em_pc_module.plan(epsilon_total=1.0, epsilon_split=(0.8, 0.8))
+
+
+def test_levels_are_public_and_required():
+    data = _collider_data(500, 14)
+    with pytest.raises(TypeError, match="levels"):
+        em_pc(data, levels=None, epsilon_total=1.0, rng=0)
+    with pytest.raises(TypeError):
+        em_pc(data, epsilon_total=1.0, rng=0)  # no default
+    too_small = dict(COLLIDER_LEVELS, B=2)  # B has codes 0..2
+    with pytest.raises(ValueError, match="data preparation"):
+        em_pc(data, levels=too_small, epsilon_total=1.0, rng=0)
+    with pytest.raises(ValueError, match="data preparation"):
+        em_pc(data.to_numpy(), levels=[2, 3, 3, 1, 2], epsilon_total=1.0, rng=0)
+    with pytest.raises(ValueError, match="levels"):
+        em_pc(data, levels=[2, 3, 3, 2], epsilon_total=1.0, rng=0)
+    # a sequence, a mapping and a Schema of the same domains give the same run
+    from dpcd.schema import Schema
+
+    schema = Schema.categorical(list(COLLIDER_LEVELS.values()), list(COLLIDER_LEVELS), ordinal=False)
+    runs = [em_pc(data, levels=lv, epsilon_total=2.0, rng=3)
+            for lv in (COLLIDER_LEVELS, list(COLLIDER_LEVELS.values()), schema)]
+    assert all(r.sepsets == runs[0].sepsets and r.skeleton == runs[0].skeleton for r in runs)

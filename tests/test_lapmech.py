@@ -7,8 +7,12 @@ import pandas as pd
 import pytest
 
 from dpcd.citests import contingency_table
+from dpcd.discovery import lapmech as lapmech_module
 from dpcd.discovery.lapmech import NoisyTableDecider, lapmech, noisy_joint_table
 from dpcd.discovery.pc import pc
+
+LEVELS = (2, 2, 3, 2)
+"""The public domain sizes of ``_chain_data`` (fixed by how the columns are generated)."""
 
 
 def _chain_data(n: int, seed: int) -> pd.DataFrame:
@@ -23,7 +27,7 @@ def _chain_data(n: int, seed: int) -> pd.DataFrame:
 def test_marginals_of_the_noiseless_table_are_contingency_tables():
     data = _chain_data(3_000, 0)
     codes = data.to_numpy()
-    levels = codes.max(axis=0) + 1
+    levels = np.array(LEVELS)
     table = noisy_joint_table(codes, levels, epsilon=1e9, rng=0)  # noise ~ 1e-9
     decider = NoisyTableDecider(table, 0.01)
     for x, y, S in ((0, 1, ()), (0, 2, (1,)), (1, 3, (0, 2)), (2, 0, (3,))):
@@ -47,13 +51,13 @@ def test_noise_scale_is_one_over_epsilon():
 def test_large_epsilon_equals_non_private_pc():
     data = _chain_data(20_000, 2)
     reference = pc(data, ci_test="g2", alpha=0.01)
-    result = lapmech(data, epsilon=1e8, rng=3)
+    result = lapmech(data, levels=LEVELS, epsilon_total=1e8, rng=3)
     assert result.skeleton == reference.skeleton
     assert set(result.cpdag.edges) == set(reference.cpdag.edges)
 
 
 def test_charges_exactly_once():
-    result = lapmech(_chain_data(1_000, 4), epsilon=0.7, rng=5)
+    result = lapmech(_chain_data(1_000, 4), levels=LEVELS, epsilon_total=0.7, rng=5)
     assert result.ledger.n_charges == 1
     assert result.ledger.total("basic").epsilon == pytest.approx(0.7)
     assert result.ledger.entries[0].sensitivity == 1.0
@@ -62,12 +66,50 @@ def test_charges_exactly_once():
 def test_refuses_a_table_over_the_memory_bound():
     data = _chain_data(500, 6)
     with pytest.raises(ValueError, match="max_cells"):
-        lapmech(data, epsilon=1.0, rng=0, max_cells=10)
+        lapmech(data, levels=LEVELS, epsilon_total=1.0, rng=0, max_cells=10)
 
 
 def test_bad_input():
     data = _chain_data(500, 7)
     with pytest.raises(ValueError, match="epsilon"):
-        lapmech(data, epsilon=0.0, rng=0)
+        lapmech(data, levels=LEVELS, epsilon_total=0.0, rng=0)
     with pytest.raises(TypeError, match="integer"):
-        lapmech(np.random.default_rng(0).normal(size=(100, 3)), epsilon=1.0, rng=0)
+        lapmech(np.random.default_rng(0).normal(size=(100, 3)), levels=(2, 2, 2), epsilon_total=1.0, rng=0)
+    with pytest.raises(ValueError, match="levels"):
+        lapmech(data, levels=(2, 2, 3), epsilon_total=1.0, rng=0)
+
+
+# --------------------------------------------------------------------------- public domains and the plan
+
+
+def test_levels_are_required_and_never_read_from_the_codes():
+    data = _chain_data(500, 8)
+    with pytest.raises(TypeError, match="levels"):
+        lapmech(data, levels=None, epsilon_total=1.0, rng=0)
+    # a code outside its public domain is a data-preparation error, not a larger table
+    with pytest.raises(ValueError, match="data preparation"):
+        lapmech(data, levels=(2, 2, 2, 2), epsilon_total=1.0, rng=0)
+    bad = data.copy()
+    bad.loc[0, "A"] = -1
+    with pytest.raises(ValueError, match="codes"):
+        lapmech(bad, levels=LEVELS, epsilon_total=1.0, rng=0)
+    # the table's shape is the public domain, also where a category never occurs in the data
+    wider = lapmech(data, levels=(3, 2, 4, 2), epsilon_total=1.0, rng=0)
+    assert wider.info["n_cells"] == 3 * 2 * 4 * 2
+    # a mapping column -> size is the same domain as the sequence
+    by_name = lapmech(data, levels=dict(zip("ABCD", LEVELS)), epsilon_total=1.0, rng=0)
+    by_position = lapmech(data, levels=LEVELS, epsilon_total=1.0, rng=0)
+    assert by_name.info["n_cells"] == by_position.info["n_cells"] == 24
+    assert set(by_name.cpdag.edges) == set(by_position.cpdag.edges)
+
+
+@pytest.mark.parametrize("epsilon_total", [0.1, 0.7, 5.0])
+def test_run_never_spends_more_than_its_plan(epsilon_total):
+    plan = lapmech_module.plan(epsilon_total=epsilon_total)
+    assert plan.relation.name == lapmech_module.RELATION.name == "add/remove"
+    assert plan.epsilon == pytest.approx(epsilon_total) and plan.delta == 0.0
+    result = lapmech(_chain_data(1_000, 9), levels=LEVELS, epsilon_total=epsilon_total, rng=1)
+    assert result.ledger.neighbouring == plan.relation.name
+    assert result.ledger.total("basic").epsilon <= plan.epsilon * (1 + 1e-12)
+    assert result.ledger.n_charges <= plan.charges.n_charges
+    assert result.info["epsilon_total"] == epsilon_total

@@ -7,8 +7,11 @@ import pytest
 from scipy.stats import norm
 
 from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
+from dpcd.discovery import curate_sb as curate_sb_module
+from dpcd.discovery import noleaks as noleaks_module
 from dpcd.discovery.curate_sb import count_iterations, curate_sb, lemma2_iterations, schedule_budgets
-from dpcd.discovery.noleaks import clipped_gradient, gradient_sensitivity, line_search_charge, noleaks
+from dpcd.discovery.noleaks import (clipped_gradient, gradient_sensitivity, line_search_charge, noleaks,
+                                    prepare_run)
 from dpcd.discovery.notears import encode_ordinal
 from dpcd.privacy import analytic_gaussian_sigma, gaussian_sigma
 
@@ -64,7 +67,7 @@ def test_clipped_gradient_bounds_one_record_and_matches_compressed_rows():
 @pytest.fixture(scope="module")
 def cancer():
     ds = load_bnlearn("cancer", 5000, rng=0)
-    return encode_ordinal(ds.data.to_numpy()), list(ds.data.columns)
+    return encode_ordinal(ds.data.to_numpy(), ds.levels), list(ds.data.columns)
 
 
 @pytest.mark.parametrize("schedule", ["multiplicative", "additive", "exponential"])
@@ -112,3 +115,81 @@ def test_bad_arguments():
         curate_sb(X, epsilon_total=1.0, delta=1e-5, rng=0, schedule="linear")
     with pytest.raises(ValueError, match="line-search"):
         curate_sb(X, epsilon_total=0.1, delta=1e-5, rng=0)
+
+
+# --------------------------------------------------------------------------- plans dominate runs
+
+
+@pytest.mark.parametrize("epsilon_total, max_evaluations", [(0.5, 20), (2.0, 40)])
+def test_noleaks_plan_dominates_the_run(cancer, epsilon_total, max_evaluations):
+    X, names = cancer
+    plan = noleaks_module.plan(epsilon_total=epsilon_total, delta=1e-6, n=len(X), max_evaluations=max_evaluations)
+    assert plan.relation.name == noleaks_module.RELATION.name == "replace"
+    assert plan.epsilon == pytest.approx(epsilon_total)
+    res = noleaks(X, epsilon_total=epsilon_total, delta=1e-6, rng=0, max_evaluations=max_evaluations,
+                  node_names=names)
+    total = res.ledger.total("basic")
+    assert res.ledger.neighbouring == plan.relation.name
+    assert total.epsilon <= plan.epsilon * (1 + 1e-9)
+    assert total.delta <= plan.delta * (1 + 1e-9)
+    assert res.ledger.n_charges <= plan.charges.n_charges
+    assert res.info["evaluations"] <= max_evaluations
+
+
+@pytest.mark.parametrize("schedule", ["multiplicative", "additive"])
+def test_curate_sb_plan_dominates_the_run(cancer, schedule):
+    X, names = cancer
+    plan = curate_sb_module.plan(epsilon_total=2.0, delta=1e-6, n=len(X), schedule=schedule, epsilon0=0.2)
+    assert plan.relation.name == "replace"
+    assert plan.epsilon <= 2.0 * (1 + 1e-9)
+    res = curate_sb(X, epsilon_total=2.0, delta=1e-6, rng=0, schedule=schedule, node_names=names, epsilon0=0.2)
+    total = res.ledger.total("basic")
+    assert res.ledger.neighbouring == plan.relation.name
+    assert total.epsilon <= plan.epsilon * (1 + 1e-9)
+    assert total.delta <= plan.delta * (1 + 1e-9)
+    assert res.ledger.n_charges <= plan.charges.n_charges
+    assert res.info["iterations"] == plan.parameters["iterations"]
+
+
+# --------------------------------------------------------------------------- public bounds
+
+
+@pytest.fixture(scope="module")
+def gaussian():
+    ds = sample_linear_gaussian(random_dag(3, 0.6, rng=5), 3_000, rng=6)
+    return ds.data.to_numpy(), ds.schema(), list(ds.data.columns)
+
+
+def test_prepare_run_maps_onto_the_box_with_public_bounds(gaussian):
+    X, schema, names = gaussian
+    out = prepare_run(X, names, 1e-6, 0.1, 2.0, 0.3, 500, 0, bounds=schema)
+    names_out, Z, delta, clip, generator, rows, ledger, eps_ls = out
+    assert names_out == names and delta == 1e-6 and clip == 2.0
+    assert Z.shape == X.shape and np.abs(Z).max() <= 1.0
+    lower, upper = np.array(schema.bounds).T
+    np.testing.assert_allclose(Z, np.clip(2 * (X - lower) / (upper - lower) - 1, -1, 1))
+    assert len(rows) == 500 and ledger.n_charges == 1 and eps_ls == line_search_charge(len(X), 500)[0]
+    plain = prepare_run(X, names, 1e-6, 0.1, 2.0, 0.3, 500, 0)[1]
+    np.testing.assert_array_equal(plain, X)  # without bounds the data are used as given
+
+
+@pytest.mark.parametrize("algorithm", ["noleaks", "curate_sb"])
+def test_values_outside_the_bounds_are_clamped_not_read(gaussian, algorithm):
+    X, schema, names = gaussian
+    upper = schema.bounds[0][1]
+    outlier, clamped = X.copy(), X.copy()
+    outlier[7, 0], clamped[7, 0] = 1e6, upper
+    runs = []
+    for data in (outlier, clamped):
+        if algorithm == "noleaks":
+            runs.append(noleaks(data, epsilon=0.5, delta=1e-6, rng=3, max_evaluations=8, line_search_size=500,
+                                node_names=names, bounds=schema))
+        else:
+            runs.append(curate_sb(data, epsilon_total=3.0, delta=1e-6, rng=3, epsilon0=0.5, line_search_size=500,
+                                  node_names=names, bounds=schema, max_iter=3))
+    np.testing.assert_array_equal(runs[0].W, runs[1].W)
+    assert runs[0].info["evaluations"] == runs[1].info["evaluations"] > 0
+    # without the bounds the outlier does change the release
+    free = [noleaks(data, epsilon=0.5, delta=1e-6, rng=3, max_evaluations=8, line_search_size=500, node_names=names)
+            for data in (outlier, clamped)]
+    assert not np.array_equal(free[0].W, free[1].W) or free[0].info["h"] != free[1].info["h"]

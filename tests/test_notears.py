@@ -35,6 +35,19 @@ def test_encode_ordinal_uses_the_domain_only():
     codes = np.array([[0, 2, 1], [1, 0, 1], [0, 1, 1]])
     out = encode_ordinal(codes, levels=[2, 3, 1])
     assert np.allclose(out[:, 0], [-1, 1, -1]) and np.allclose(out[:, 1], [1, -1, 0]) and np.allclose(out[:, 2], 0)
+    # a wider public domain changes the encoding although the data are the same: nothing is read from the codes
+    wider = encode_ordinal(codes, levels=[3, 3, 1])
+    assert np.allclose(wider[:, 0], [-1, 0, -1]) and np.allclose(wider[:, 1], out[:, 1])
+
+
+def test_encode_ordinal_requires_the_public_levels():
+    codes = np.array([[0, 2], [1, 0]])
+    with pytest.raises(TypeError):
+        encode_ordinal(codes)  # levels is a required argument
+    with pytest.raises(TypeError, match="levels"):
+        encode_ordinal(codes, None)
+    with pytest.raises(ValueError, match="levels"):
+        encode_ordinal(codes, [2, 3, 4])
 
 
 def test_notears_rejects_bad_input():

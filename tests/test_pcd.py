@@ -25,7 +25,7 @@ def _data(n=120, seed=0):
 
 def test_infinite_epsilon_equals_pc_engine_with_rcit():
     data = _data()
-    result = pcd(data, epsilon=math.inf, rng=3, n_permutations=50, max_order=1)
+    result = pcd(data, epsilon_per_test=math.inf, rng=3, n_permutations=50, max_order=1)
     test_rng, _ = as_rng(3).spawn(2)
     tester = RCITTester(data, rng=test_rng, n_permutations=50)
     reference = run_pc(list(data.columns), PValueDecider(tester, 0.05), max_order=1)
@@ -37,8 +37,8 @@ def test_infinite_epsilon_equals_pc_engine_with_rcit():
 
 def test_private_run_charges_epsilon_per_noisy_comparison_and_is_reproducible():
     data = _data()
-    first = pcd(data, epsilon=0.5, rng=4, n_permutations=30, max_order=1)
-    second = pcd(data, epsilon=0.5, rng=4, n_permutations=30, max_order=1)
+    first = pcd(data, epsilon_per_test=0.5, rng=4, n_permutations=30, max_order=1)
+    second = pcd(data, epsilon_per_test=0.5, rng=4, n_permutations=30, max_order=1)
     assert first.skeleton == second.skeleton
     n_noisy = first.info["n_noisy"]
     assert n_noisy > 0  # Delta_P is large at m = 120
@@ -46,6 +46,7 @@ def test_private_run_charges_epsilon_per_noisy_comparison_and_is_reproducible():
     assert first.ledger.neighbouring == "replace"
     assert "LOCAL" in first.ledger.entries[0].note
     assert first.info["n_noisy"] + first.info["n_direct"] == first.n_tests
+    assert first.info["epsilon_per_test"] == 0.5 and "epsilon" not in first.info
 
 
 def test_decision_rule_branches():
@@ -89,10 +90,12 @@ def test_cells_return_rows_for_every_epsilon():
 def test_bad_arguments():
     data = _data(30)
     with pytest.raises(ValueError, match="epsilon"):
-        pcd(data, epsilon=0.0, rng=0)
+        pcd(data, epsilon_per_test=0.0, rng=0)
+    with pytest.raises(TypeError, match="epsilon"):
+        pcd(data, epsilon=1.0, rng=0)  # the budget is named for what it is: per test
     with pytest.raises(ValueError, match="ci_test"):
-        pcd(data, epsilon=1.0, rng=0, ci_test="hsic")
+        pcd(data, epsilon_per_test=1.0, rng=0, ci_test="hsic")
     with pytest.raises(ValueError, match="alpha"):
-        pcd(data, epsilon=1.0, rng=0, alpha=1.5)
+        pcd(data, epsilon_per_test=1.0, rng=0, alpha=1.5)
     with pytest.raises(ValueError, match="case"):
         ci_error_cell(n=30, case="other", ci_test="rcit", rng=0)

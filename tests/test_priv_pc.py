@@ -8,34 +8,48 @@ from scipy import stats
 
 from dpcd.datasets import load_bnlearn
 from dpcd.discovery import pc
-from dpcd.discovery.priv_pc import (KendallPValueQuery, kendall_pvalue_sensitivity, priv_pc, privacy_totals,
-                                    reference_max_order)
+from dpcd.discovery import priv_pc as priv_pc_module
+from dpcd.discovery import svt_pc as svt_pc_module
+from dpcd.discovery.pc import worst_case_tests
+from dpcd.discovery.priv_pc import (KendallPValueQuery, kendall_pvalue_sensitivity, kendall_run_setup, priv_pc,
+                                    privacy_totals, reference_max_order)
 from dpcd.discovery.svt_pc import SparseVectorDecider, svt_pc
 from dpcd.graphs import skeleton_edges
 from dpcd.privacy import PrivacyLedger, reference_pvalue_sensitivity
 
 
 @pytest.fixture(scope="module")
-def asia():
-    data, dag = load_bnlearn("asia", 20_000, rng=0)
-    return np.asarray(data)
+def asia_ds():
+    return load_bnlearn("asia", 20_000, rng=0)
+
+
+@pytest.fixture(scope="module")
+def asia(asia_ds):
+    return np.asarray(asia_ds.data)
+
+
+@pytest.fixture(scope="module")
+def levels(asia_ds):
+    """The public domain sizes of asia (from the network, not from the sample)."""
+    return asia_ds.levels
 
 
 def _same_graph(a, b):
     return set(a.cpdag.edges) == set(b.cpdag.edges)
 
 
-def test_large_epsilon_equals_non_private_kendall_pc(asia):
+def test_large_epsilon_equals_non_private_kendall_pc(asia, levels):
     ref = pc(asia, ci_test="kendall", alpha=0.2, max_order=3)  # one-sided p > 0.10 <=> two-sided p > 0.20
     for mode in ("proven", "reference"):
-        got = priv_pc(asia, epsilon=1e6, rng=1, max_order=3, sensitivity=mode)
+        got = priv_pc(asia, levels=levels, epsilon_per_test=1e6, rng=1, max_order=3, sensitivity=mode)
         assert got.info["subsample_size"] == len(asia)
         assert _same_graph(got, ref)
-        assert _same_graph(svt_pc(asia, epsilon=1e6, rng=1, max_order=3, sensitivity=mode), ref)
+        assert _same_graph(svt_pc(asia, levels=levels, epsilon_per_edge=1e6, rng=1, max_order=3,
+                                  sensitivity=mode), ref)
 
 
-def test_ledger_matches_examined_tests_and_totals(asia):
-    res = priv_pc(asia, epsilon=1.0, delta=1e-3, rng=2, max_order=2)
+def test_ledger_matches_examined_tests_and_totals(asia, levels):
+    res = priv_pc(asia, levels=levels, epsilon_per_test=1.0, delta=1e-3, rng=2, max_order=2)
     ledger = res.ledger
     assert ledger.neighbouring == "replace"
     examined = sum(e.count for e in ledger.entries if e.mechanism == "examine")
@@ -47,12 +61,14 @@ def test_ledger_matches_examined_tests_and_totals(asia):
     assert totals["epsilon_advanced"] <= basic + 1e-12
     assert totals["epsilon_tight"] <= basic + 1e-12
     assert res.info["delta"] == 1e-3
+    assert res.info["epsilon_per_test"] == 1.0 and "epsilon" not in res.info
     assert ledger.total("advanced", delta_prime=1e-3).delta <= 1e-3 + 1e-15
 
 
-def test_one_hit_costs_at_most_basic_composition(asia):
+def test_one_hit_costs_at_most_basic_composition(asia, levels):
     """The reference code reports 5.4 for one hit at ε = 1; a reported total never exceeds basic."""
-    res = svt_pc(asia[:, :3], epsilon=1.0, rng=0, max_order=0)
+    res = svt_pc(asia[:, :3], levels=levels[:3], epsilon_per_edge=1.0, rng=0, max_order=0)
+    assert res.info["epsilon_per_edge"] == 1.0 and "epsilon" not in res.info
     totals = privacy_totals(res.ledger, 1e-3)
     assert totals["epsilon_advanced"] <= totals["epsilon_basic"] == pytest.approx(
         res.info["n_hits"] + (res.ledger.n_charges - res.info["n_hits"]))
@@ -71,14 +87,14 @@ def test_svt_threshold_redraws_are_laplace():
     assert ledger.n_charges == 2000 == decider.n_hits
 
 
-def test_same_seed_same_result(asia):
-    a = priv_pc(asia, epsilon=0.5, rng=9, max_order=2)
-    b = priv_pc(asia, epsilon=0.5, rng=9, max_order=2)
+def test_same_seed_same_result(asia, levels):
+    a = priv_pc(asia, levels=levels, epsilon_per_test=0.5, rng=9, max_order=2)
+    b = priv_pc(asia, levels=levels, epsilon_per_test=0.5, rng=9, max_order=2)
     assert _same_graph(a, b) and a.info == b.info
 
 
-def test_subsampling_reduces_full_data_tests(asia):
-    res = priv_pc(asia, epsilon=1.0, rng=3, max_order=2, subsample_size=2000)
+def test_subsampling_reduces_full_data_tests(asia, levels):
+    res = priv_pc(asia, levels=levels, epsilon_per_test=1.0, rng=3, max_order=2, subsample_size=2000)
     assert res.info["n_subsample_tests"] > res.info["n_full_tests"]
     assert skeleton_edges(res.cpdag) is not None
 
@@ -93,22 +109,23 @@ def test_sensitivity_calibration():
     assert reference_max_order(100, 8) == 1
 
 
-def test_query_is_half_the_two_sided_p(asia):
-    q = KendallPValueQuery(asia)
+def test_query_is_half_the_two_sided_p(asia, levels):
+    q = KendallPValueQuery(asia, levels)
     ref = pc.__globals__["CITester"](asia, "kendall")(0, 1, (2,))
     assert q(0, 1, (2,)) == pytest.approx(ref.p_value / 2)
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(epsilon=0.0), "epsilon"),
-    (dict(epsilon=1.0, threshold_tweak=0.2), "threshold_tweak"),
-    (dict(epsilon=1.0, subsample_size=10**7), "subsample_size"),
-    (dict(epsilon=1.0, delta=0.0), "delta"),
-    (dict(epsilon=1.0, sensitivity="loose"), "sensitivity"),
+    (dict(epsilon_per_test=0.0), "epsilon_per_test"),
+    (dict(epsilon_per_test=1.0, threshold_tweak=0.2), "threshold_tweak"),
+    (dict(epsilon_per_test=1.0, subsample_size=10**7), "subsample_size"),
+    (dict(epsilon_per_test=1.0, delta=0.0), "delta"),
+    (dict(epsilon_per_test=1.0, sensitivity="loose"), "sensitivity"),
+    (dict(epsilon=1.0), "epsilon"),  # the budget is named for what it is
 ])
-def test_bad_input(asia, kwargs, match):
+def test_bad_input(asia, levels, kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
-        priv_pc(asia, rng=0, **kwargs)
+        priv_pc(asia, levels=levels, rng=0, **kwargs)
 
 
 def test_pvalue_sensitivity_falls_back_to_one_half_with_too_many_strata():
@@ -116,3 +133,81 @@ def test_pvalue_sensitivity_falls_back_to_one_half_with_too_many_strata():
     assert kendall_pvalue_sensitivity(1000, levels, 4) == 0.5  # 6^4 = 1296 strata > n − 1
     finite = kendall_pvalue_sensitivity(100_000, levels, 2)
     assert 0 < finite < 0.5
+
+
+# --------------------------------------------------------------------------- public domains
+
+
+@pytest.mark.parametrize("algorithm, budget", [(priv_pc, "epsilon_per_test"), (svt_pc, "epsilon_per_edge")])
+def test_levels_are_required_and_checked(asia, levels, algorithm, budget):
+    small = asia[:2_000]
+    with pytest.raises(TypeError, match="levels"):
+        algorithm(small, levels=None, rng=0, **{budget: 1.0})
+    with pytest.raises(ValueError, match="data preparation"):
+        algorithm(small, levels=(1,) + tuple(levels[1:]), rng=0, **{budget: 1.0})
+    with pytest.raises(ValueError, match="levels"):
+        algorithm(small, levels=levels[:-1], rng=0, **{budget: 1.0})
+
+
+def test_levels_not_codes_fix_the_sensitivity(asia, levels):
+    """The p-value sensitivity is a function of the public domains: a wider declared domain means more strata
+    (larger sensitivity) for the very same codes."""
+    small = asia[:5_000]
+    narrow = priv_pc(small, levels=levels, epsilon_per_test=1.0, rng=0, max_order=2)
+    wide = priv_pc(small, levels=[3] * len(levels), epsilon_per_test=1.0, rng=0, max_order=2)
+    assert narrow.info["sensitivity"] == kendall_pvalue_sensitivity(5_000, levels, 2)
+    assert wide.info["sensitivity"] == kendall_pvalue_sensitivity(5_000, [3] * len(levels), 2)
+    assert wide.info["sensitivity"] > narrow.info["sensitivity"]
+    codes, names, order, query = kendall_run_setup(small, None, 2, levels)
+    assert order == 2 and names == [f"X{i + 1}" for i in range(8)] and list(query.levels) == list(levels)
+    with pytest.raises(TypeError, match="levels"):
+        kendall_run_setup(small, None, 2, None)
+
+
+# --------------------------------------------------------------------------- plans dominate runs
+
+
+@pytest.mark.parametrize("epsilon_per_test, max_order", [(0.05, 1), (1.0, 2), (1.0, None)])
+def test_priv_pc_plan_dominates_the_run(asia, levels, epsilon_per_test, max_order):
+    data = asia[:4_000, :5]
+    delta = 1e-3
+    plan = priv_pc_module.plan(epsilon_per_test=epsilon_per_test, delta=delta, p=5, n=4_000, max_order=max_order)
+    assert plan.relation.name == priv_pc_module.RELATION.name == "replace"
+    assert plan.delta == delta
+    res = priv_pc(data, levels=levels[:5], epsilon_per_test=epsilon_per_test, delta=delta, rng=1,
+                  max_order=max_order)
+    assert res.ledger.neighbouring == plan.relation.name
+    order = reference_max_order(4_000, 5) if max_order is None else max_order
+    rounds = worst_case_tests(5, order)
+    assert plan.parameters["rounds"] == rounds
+    # the run's charges are a sub-multiset of the plan's: at most `rounds` examined tests, one open sieve
+    assert res.info["n_examined"] <= rounds
+    run_basic = res.ledger.total("basic").epsilon
+    assert run_basic <= plan.charges.total("basic").epsilon * (1 + 1e-12)
+    assert run_basic == pytest.approx(epsilon_per_test * res.info["n_examined"]
+                                      + epsilon_per_test / 2 * (res.ledger.n_charges - 2 * res.info["n_examined"]))
+    # and the plan's guarantee (tight accountant at delta) bounds the run's total by the same accountant
+    assert privacy_totals(res.ledger, delta)["epsilon_tight"] <= plan.epsilon * (1 + 1e-9)
+    assert plan.epsilon <= plan.charges.total("basic").epsilon * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("epsilon_per_edge", [0.1, 1.0])
+def test_svt_pc_plan_dominates_the_run(asia, levels, epsilon_per_edge):
+    data = asia[:4_000, :5]
+    delta = 1e-3
+    plan = svt_pc_module.plan(epsilon_per_edge=epsilon_per_edge, delta=delta, p=5)
+    assert plan.relation.name == "replace" and plan.parameters["rounds"] == 5 * 4 // 2 + 1
+    res = svt_pc(data, levels=levels[:5], epsilon_per_edge=epsilon_per_edge, delta=delta, rng=2, max_order=2)
+    assert res.ledger.neighbouring == plan.relation.name
+    assert 0 < res.ledger.n_charges <= plan.charges.n_charges
+    assert res.ledger.n_charges - res.info["n_hits"] in (0, 1)  # one charge per hit, plus one open run
+    assert res.info["n_hits"] <= 5 * 4 // 2  # a hit removes an edge
+    assert res.ledger.total("basic").epsilon <= plan.charges.total("basic").epsilon * (1 + 1e-12)
+    assert privacy_totals(res.ledger, delta)["epsilon_tight"] <= plan.epsilon * (1 + 1e-9)
+
+
+def test_experiment_lines_are_names():
+    lines = priv_pc_module.EXPERIMENT_LINES
+    assert isinstance(lines, tuple) and all(isinstance(v, str) for v in lines)
+    assert {"priv_pc", "svt_pc", "em_pc"} <= set(lines)
+    assert not hasattr(priv_pc_module, "ALGORITHMS")

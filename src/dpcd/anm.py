@@ -100,6 +100,9 @@ __all__ = [
     "split_indices",
     "check_split",
     "fit_anm",
+    "fit_scores",
+    "krr_predict",
+    "score_sensitivity",
     "anm",
     "dependence_score",
     "spearman_score",
@@ -135,8 +138,10 @@ Direction = Literal["x->y", "y->x", "tie", "bottom"]
 # --------------------------------------------------------------------------- input
 
 
-def as_pair(x, y, *, min_size: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a cause-effect pair: two 1-D finite, non-constant series of equal length."""
+def as_pair(x, y, *, min_size: int = 4, require_variation: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a cause-effect pair: two 1-D finite series of equal length (non-constant unless
+    ``require_variation=False``, which the private paths use: whether a column is constant is a fact about
+    the private values, so they never stop on it)."""
     min_size = check_int(min_size, "min_size", minimum=2)
     arrays = []
     for name, value in (("x", x), ("y", y)):
@@ -159,7 +164,7 @@ def as_pair(x, y, *, min_size: int = 4) -> tuple[np.ndarray, np.ndarray]:
             f"x and y have {x_arr.size} samples; at least {min_size} are needed for a train/test split"
         )
     for name, array in (("x", x_arr), ("y", y_arr)):
-        if np.ptp(array) == 0:
+        if require_variation and np.ptp(array) == 0:
             raise ValueError(f"{name} is constant; a constant variable has no causal direction to infer")
     return x_arr, y_arr
 
@@ -537,7 +542,7 @@ class ANMFit:
     test_index: np.ndarray = field(repr=False)
 
 
-def _krr_predict(train_in: np.ndarray, train_out: np.ndarray, test_in: np.ndarray, *, lam: float,
+def krr_predict(train_in: np.ndarray, train_out: np.ndarray, test_in: np.ndarray, *, lam: float,
                  bandwidth: float) -> tuple[np.ndarray, np.ndarray]:
     """KRR of Eq. 5 on the training half: (test predictions, training residuals)."""
     factor = krr_factor(train_in, lam=lam, bandwidth=bandwidth)
@@ -551,8 +556,14 @@ def _krr_predict(train_in: np.ndarray, train_out: np.ndarray, test_in: np.ndarra
 def fit_anm(x, y, *, lam: float = 1e-3, train_fraction: float = 0.5, rng: RngLike,
             bandwidth: float | None = None, bounds_x: Optional[tuple[float, float]] = None,
             bounds_y: Optional[tuple[float, float]] = None,
-            split: Optional[tuple[np.ndarray, np.ndarray]] = None) -> ANMFit:
+            split: Optional[tuple[np.ndarray, np.ndarray]] = None, require_variation: bool = True) -> ANMFit:
     """Steps 1-5 of Alg. 1: scale to [-1, 1], split, KRR both ways (Eq. 5), test residuals.
+
+    ``bounds_x``, ``bounds_y``: (low, high) used to scale each variable onto
+    [−1, 1] (values outside clipped); None uses the observed range of all rows
+    (non-private use; the private functions pass public or training-half bounds).
+    ``require_variation=False`` skips the refusal of a constant variable (the
+    private paths never stop on a fact about the private values).
 
     ``bandwidth=None`` uses the median heuristic on the **training** half for the
     regression kernels and for the HSIC kernels (input and training residuals),
@@ -563,7 +574,7 @@ def fit_anm(x, y, *, lam: float = 1e-3, train_fraction: float = 0.5, rng: RngLik
     ``train_fraction`` is then ignored and ``rng`` is not used); ``None`` draws
     a random split with :func:`split_indices` from ``rng``.
     """
-    x, y = as_pair(x, y)
+    x, y = as_pair(x, y, require_variation=require_variation)
     lam = check_positive(lam, "lam")
     if bandwidth is not None:
         bandwidth = check_positive(bandwidth, "bandwidth")
@@ -576,8 +587,8 @@ def fit_anm(x, y, *, lam: float = 1e-3, train_fraction: float = 0.5, rng: RngLik
     x_tr, y_tr, x_te, y_te = xs[train], ys[train], xs[test], ys[test]
     bw_x = median_bandwidth(x_tr) if bandwidth is None else bandwidth
     bw_y = median_bandwidth(y_tr) if bandwidth is None else bandwidth
-    pred_y, train_res_y = _krr_predict(x_tr, y_tr, x_te, lam=lam, bandwidth=bw_x)
-    pred_x, train_res_x = _krr_predict(y_tr, x_tr, y_te, lam=lam, bandwidth=bw_y)
+    pred_y, train_res_y = krr_predict(x_tr, y_tr, x_te, lam=lam, bandwidth=bw_x)
+    pred_x, train_res_x = krr_predict(y_tr, x_tr, y_te, lam=lam, bandwidth=bw_y)
     bandwidths = {
         "x": bw_x, "y": bw_y,
         "residual_y": median_bandwidth(train_res_y) if bandwidth is None else bandwidth,
@@ -588,7 +599,7 @@ def fit_anm(x, y, *, lam: float = 1e-3, train_fraction: float = 0.5, rng: RngLik
                   train_index=train, test_index=test)
 
 
-def _fit_scores(fit: ANMFit, score: str, rng: np.random.Generator) -> tuple[float, float]:
+def fit_scores(fit: ANMFit, score: str, rng: np.random.Generator) -> tuple[float, float]:
     """(s_{X→Y}, s_{Y→X}) of one score on a fit."""
     bw = fit.bandwidths
     if score == "hsic":
@@ -625,7 +636,7 @@ def anm(x, y, *, scores: Sequence[str] | str = SCORES, lam: float = 1e-3, train_
     names = _check_scores(scores)
     generator = as_rng(rng)
     fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth, split=split)
-    values = {name: _fit_scores(fit, name, generator) for name in names}
+    values = {name: fit_scores(fit, name, generator) for name in names}
     return ANMResult(scores=values, decisions={k: _decide(*v) for k, v in values.items()}, fit=fit)
 
 
@@ -651,7 +662,8 @@ class PrivateANMResult:
     m: int
 
 
-def _laplace_sensitivity(score: str, m: int) -> float:
+def score_sensitivity(score: str, m: int) -> float:
+    """Replace-one sensitivity of a test-set score on m test records (Thm. 1: Spearman, Kendall; Thm. 3: HSIC)."""
     return {"spearman": spearman_sensitivity, "kendall": kendall_sensitivity,
             "hsic": hsic_test_sensitivity}[score](m)
 
@@ -676,20 +688,28 @@ def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: S
     (:func:`dwork_lei_log_iqr`); a ⊥ makes the IQR decision ``"bottom"``. The
     ledger composes everything released (basic: Σε, Σδ).
 
-    The guarantee is conditional on the split and the scaling: by default the
-    split is drawn from ``rng`` and each variable is scaled by its observed
-    range (treated as public, as in the paper). ``split=(train_index,
-    test_index)`` fixes a public split (:func:`check_split`) and ``bounds_x``,
-    ``bounds_y`` fix public variable bounds (:func:`scale_to_unit`); with both
-    given, two data sets that differ in one test row are neighbours exactly as
-    the guarantee states (this is how :mod:`dpcd.audit` audits it).
+    Nothing but the released scores depends on the test half: the split is
+    drawn from ``rng`` (or given, :func:`check_split`), and without public
+    ``bounds_x``, ``bounds_y`` each variable is scaled by the range of the
+    **training** half, which is public in this mode (test values outside it are
+    clipped); kernel bandwidths come from the training half too. Two data sets
+    that differ in one test row are then neighbours exactly as the guarantee
+    states (this is how :mod:`dpcd.audit` audits it).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     names = _check_scores(scores)
     generator = as_rng(rng)
+    x, y = as_pair(x, y, require_variation=False)
+    if split is None:
+        split = split_indices(x.size, train_fraction=train_fraction, rng=generator)
+    train, _ = check_split(split, x.size)
+    if bounds_x is None:
+        bounds_x = (float(x[train].min()), float(x[train].max()))
+    if bounds_y is None:
+        bounds_y = (float(y[train].min()), float(y[train].max()))
     fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth,
-                  bounds_x=bounds_x, bounds_y=bounds_y, split=split)
+                  bounds_x=bounds_x, bounds_y=bounds_y, split=split, require_variation=False)
     ledger = PrivacyLedger(neighbouring="replace",
                            public=("n", "m", "train/test split", "training half", "variable bounds"))
     released: dict[str, tuple[Optional[float], Optional[float]]] = {}
@@ -705,8 +725,8 @@ def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: S
             else:
                 released[name] = (parts[0] + parts[1], parts[2] + parts[3])
             continue
-        sensitivity = _laplace_sensitivity(name, fit.m)
-        s_xy, s_yx = _fit_scores(fit, name, generator)
+        sensitivity = score_sensitivity(name, fit.m)
+        s_xy, s_yx = fit_scores(fit, name, generator)
         scale = sensitivity / epsilon
         noise = generator.laplace(0.0, scale, size=2)
         released[name] = (float(s_xy + noise[0]), float(s_yx + noise[1]))
@@ -718,13 +738,20 @@ def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: S
 
 def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
                              scores: Sequence[str] | str = ("hsic",), lam: float, bandwidth: float,
+                             bounds_x: tuple[float, float], bounds_y: tuple[float, float],
                              train_fraction: float = 0.5, hsic_bound: Literal["paper", "direct"] = "paper",
                              residual_bound: Literal["paper", "stability"] = "paper",
                              rng: RngLike) -> PrivateANMResult:
     """ANM with training-set privacy (Sec. 5 of [KSSW16]).
 
+    ``bounds_x``, ``bounds_y``: the public (low, high) range of each variable;
+    values are mapped onto [−1, 1] with them and clipped (Thm. 5 needs
+    |x|, |y| ≤ 1). They must not come from the data: scaling by the training
+    rows' own minimum and maximum lets one training record rescale the whole
+    variable, which the audit measures at ε ≥ 2.4 for a claimed 2.
+
     Privacy (replace one training record; test half, n, m, λ, ``bandwidth`` and
-    the bounds |x|, |y| ≤ 1 public): HSIC gets ``Lap(Δ/ε)`` per score with Δ of
+    the bounds public): HSIC gets ``Lap(Δ/ε)`` per score with Δ of
     Thm. 7 (:func:`hsic_training_sensitivity`), (2ε, 0)-DP for the pair;
     Spearman/Kendall are released exactly by propose-test-release [DR14, Alg. 13]
     with ``d = ⌊nγλ^{3/2}/16⌋`` (Sec. 5.1), each (ε, δ)-DP, ⊥ when
@@ -738,15 +765,21 @@ def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
         raise ValueError("scores: the IQR score has no training-set mechanism here; use 'hsic', 'spearman' "
                          "or 'kendall'")
     bandwidth = check_positive(bandwidth, "bandwidth")
+    for name, bounds in (("bounds_x", bounds_x), ("bounds_y", bounds_y)):
+        if bounds is None:
+            raise TypeError(f"{name}: pass the public (low, high) range of the variable; training-set privacy "
+                            "cannot read it from the training rows")
     generator = as_rng(rng)
-    fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth)
+    x, y = as_pair(x, y, require_variation=False)
+    fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth,
+                  bounds_x=bounds_x, bounds_y=bounds_y, require_variation=False)
     krr_residual_sensitivity(fit.n, lam, bound=residual_bound)  # validates λ for the chosen bound
     ledger = PrivacyLedger(neighbouring="replace",
                            public=("n", "m", "train/test split", "test half", "lam", "bandwidth",
                                    "variable bounds"))
     released: dict[str, tuple[Optional[float], Optional[float]]] = {}
     for name in names:
-        s_xy, s_yx = _fit_scores(fit, name, generator)
+        s_xy, s_yx = fit_scores(fit, name, generator)
         if name == "hsic":
             sensitivity = hsic_training_sensitivity(fit.m, fit.n, lam, lipschitz=gaussian_kernel_lipschitz(
                 bandwidth), bound=hsic_bound, residual_bound=residual_bound)
@@ -868,10 +901,12 @@ def test_set_cell(pair_id: str, swap: bool, epsilons: Sequence[float], *, n_draw
     generator = as_rng(rng)
     n_draws = check_int(n_draws, "n_draws", minimum=1)
     x, y, truth = _oriented_pair(pair_id, swap, max_samples, generator)
-    fit = fit_anm(x, y, lam=lam, rng=generator)
+    train, test = split_indices(x.size, rng=generator)  # scaled by the training half, as private_anm_test_set
+    fit = fit_anm(x, y, lam=lam, rng=generator, split=(train, test), bounds_x=(x[train].min(), x[train].max()),
+                  bounds_y=(y[train].min(), y[train].max()))
     rows = []
     for name in SCORES:
-        s_xy, s_yx = _fit_scores(fit, name, generator)
+        s_xy, s_yx = fit_scores(fit, name, generator)
         margin = _signed_margin(s_xy, s_yx, truth)
         base = {"score": name, "n": fit.n, "m": fit.m, "s_xy": s_xy, "s_yx": s_yx,
                 "margin": margin}
@@ -893,7 +928,7 @@ def test_set_cell(pair_id: str, swap: bool, epsilons: Sequence[float], *, n_draw
                 sigma = 1.0 / epsilon
                 closed = prob_correct_log_iqr(margin, sigma)
             else:
-                sigma = _laplace_sensitivity(name, fit.m) / epsilon
+                sigma = score_sensitivity(name, fit.m) / epsilon
                 p_xy = s_xy + generator.laplace(0.0, sigma, size=n_draws)
                 p_yx = s_yx + generator.laplace(0.0, sigma, size=n_draws)
                 ok = np.ones(n_draws, dtype=bool)
@@ -919,7 +954,7 @@ def training_set_cell(pair_id: str, swap: bool, lams: Sequence[float], epsilons:
     for lam in lams:
         generator.bit_generator.state = state  # same split for every λ
         fit = fit_anm(x, y, lam=lam, rng=generator, bandwidth=bandwidth)
-        s_xy, s_yx = _fit_scores(fit, "hsic", generator)
+        s_xy, s_yx = fit_scores(fit, "hsic", generator)
         margin = _signed_margin(s_xy, s_yx, truth)
         lipschitz = gaussian_kernel_lipschitz(bandwidth)
         for bound in bounds:

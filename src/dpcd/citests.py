@@ -23,6 +23,7 @@ import numpy as np
 from scipy import special, stats
 
 from ._validation import as_data_matrix
+from .schema import check_codes, public_levels
 
 __all__ = [
     "CIResult",
@@ -386,9 +387,14 @@ class CITester:
     test : one of ``TESTS`` ("g2", "chi2", "kendall", "spearman", "fisherz"),
         or a callable ``f(data, x, y, S) -> CIResult`` for a custom test.
     variant : for "kendall", τ-"a" (default, see ``kendall_tau_test``) or τ-"b".
+    levels : public domain sizes of the columns for the discrete tests
+        (a sequence, a mapping or a :class:`~dpcd.schema.Schema`); private
+        algorithms pass them so that table shapes never depend on the data.
+        Default: max code + 1 per column, read from the data (non-private use only).
     """
 
-    def __init__(self, data, test: str | Callable = "g2", *, variant: Literal["a", "b"] = "a"):
+    def __init__(self, data, test: str | Callable = "g2", *, variant: Literal["a", "b"] = "a",
+                 levels=None):
         if callable(test):
             self._kind = "custom"
             self._custom = test
@@ -404,7 +410,11 @@ class CITester:
             self.n_rows, self.n_vars = self.data.shape
             if kind == "discrete":
                 self.data = np.asfortranarray(self.data)  # each test reads whole columns
-                self.levels = _levels(self.data)
+                if levels is None:
+                    self.levels = _levels(self.data)
+                else:
+                    self.levels = public_levels(levels, self.n_vars, getattr(data, "columns", None))
+                    check_codes(self.data, self.levels)
             else:
                 self.correlation = np.corrcoef(self.data.T)
         if variant not in ("a", "b"):

@@ -22,6 +22,8 @@ from .graphs import _check_dag
 if TYPE_CHECKING:  # pgmpy is imported lazily: importing its readers takes about a second
     from pgmpy.models import DiscreteBayesianNetwork
 
+    from .schema import Schema
+
 __all__ = [
     "Dataset",
     "BNLEARN_NETWORKS",
@@ -57,6 +59,38 @@ class Dataset:
     def __iter__(self) -> Iterator:
         yield self.data
         yield self.dag
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """Domain sizes of discrete data, from the generating model's states (public), in column order."""
+        if self.kind != "discrete" or self.categories is None:
+            raise ValueError(f"dataset {self.name!r} is not discrete; it has no levels")
+        return tuple(len(self.categories[str(c)]) for c in self.data.columns)
+
+    def schema(self, *, sd_bounds: float = 4.0) -> "Schema":
+        """The public schema implied by the generating model (never by the sampled values).
+
+        Discrete data: categorical columns with codes "0".."k−1" (the model's
+        states). Linear-Gaussian data: numeric columns with bounds ±``sd_bounds``
+        times each variable's model standard deviation, from the implied
+        covariance (I − W)^{-T} σ² (I − W)^{-1}. Standardised nonlinear data:
+        ±``sd_bounds``. Values beyond the bounds are clamped by the schema.
+        """
+        from .schema import Schema
+
+        names = [str(c) for c in self.data.columns]
+        if self.kind == "discrete":
+            return Schema.categorical(self.levels, names, ordinal=False)
+        if sd_bounds <= 0:
+            raise ValueError(f"sd_bounds must be > 0, got {sd_bounds}")
+        if self.name == "linear_gaussian" and "weights" in self.meta:
+            W = np.asarray(self.meta["weights"], dtype=float)
+            inverse = np.linalg.inv(np.eye(W.shape[0]) - W)
+            sd = float(self.meta["noise_std"]) * np.sqrt(np.sum(inverse ** 2, axis=0))
+            return Schema.numeric([(-sd_bounds * s, sd_bounds * s) for s in sd], names)
+        if self.name == "nonlinear" and self.meta.get("standardize"):
+            return Schema.numeric([(-sd_bounds, sd_bounds)] * len(names), names)
+        raise ValueError(f"dataset {self.name!r} has no public bounds from its model; declare a Schema")
 
 
 # =========================================================================== bnlearn networks

@@ -13,9 +13,10 @@ from dpcd.discovery.notears import encode_ordinal
 @pytest.mark.benchmark
 def test_curate_against_nonprivate_pc(report, best_of):
     for name in ("asia", "sachs"):
-        data = load_bnlearn(name, 100_000, rng=0).data
+        ds = load_bnlearn(name, 100_000, rng=0)
+        data, levels = ds.data, ds.levels
         ref, t_pc = best_of(lambda: pc(data, ci_test="kendall", alpha=0.05), repeat=3)
-        res, t_cur = best_of(lambda: curate(data, epsilon_total=1.0, rng=0), repeat=3)
+        res, t_cur = best_of(lambda: curate(data, levels=levels, epsilon_total=1.0, rng=0), repeat=3)
         report(f"CURATE {name} n=100k eps_total=1", curate_s=t_cur, pc_kendall_s=t_pc, ratio=t_cur / t_pc,
                curate_tests=res.n_tests, pc_tests=ref.n_tests)
 
@@ -30,7 +31,7 @@ def test_opt_solve_time(report, best_of):
 @pytest.mark.benchmark
 def test_score_based_runs(report, best_of):
     ds = load_bnlearn("asia", 100_000, rng=0)
-    X, names = encode_ordinal(ds.data.to_numpy()), list(ds.data.columns)
+    X, names = encode_ordinal(ds.data.to_numpy(), ds.levels), list(ds.data.columns)
     r1, t_nl = best_of(lambda: noleaks(X, epsilon_total=1.0, delta=1e-6, rng=0, node_names=names), repeat=1)
     r2, t_sb = best_of(lambda: curate_sb(X, epsilon_total=1.0, delta=1e-6, rng=0, node_names=names), repeat=1)
     report("NOLEAKS vs score-based CURATE asia n=100k eps_total=1", noleaks_s=t_nl, curate_sb_s=t_sb,

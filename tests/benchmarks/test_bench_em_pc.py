@@ -15,9 +15,10 @@ from dpcd.discovery.lapmech import lapmech
 @pytest.mark.benchmark
 def test_em_pc_p10_n10k_eps5(report, best_of):
     dag = random_dag(10, 0.2, 0)
-    data = sample_categorical(dag, 10_000, 0).data
-    result, seconds = best_of(lambda: em_pc(data, epsilon=5.0, rng=1), repeat=3)
-    peer, peer_seconds = best_of(lambda: lapmech(data, epsilon=5.0, rng=1), repeat=1)
+    ds = sample_categorical(dag, 10_000, 0)
+    data, levels = ds.data, ds.levels
+    result, seconds = best_of(lambda: em_pc(data, levels=levels, epsilon_total=5.0, rng=1), repeat=3)
+    peer, peer_seconds = best_of(lambda: lapmech(data, levels=levels, epsilon_total=5.0, rng=1), repeat=1)
     report("EM-PC p=10 n=10k eps=5", em_pc_s=seconds, lapmech_s=peer_seconds, ratio=peer_seconds / seconds,
            g2_scores=result.info["n_scores"], tests_considered=result.n_tests, rounds=result.info["rounds"],
            exact_fraction=result.info["exact_fraction"], goal_s=3.0)
@@ -25,8 +26,9 @@ def test_em_pc_p10_n10k_eps5(report, best_of):
 
 @pytest.mark.benchmark
 def test_em_pc_asia_100k_eps1(report, best_of):
-    data = load_bnlearn("asia", 100_000, rng=0).data
-    result, seconds = best_of(lambda: em_pc(data, epsilon=1.0, rng=1), repeat=3)
+    ds = load_bnlearn("asia", 100_000, rng=0)
+    data, levels = ds.data, ds.levels
+    result, seconds = best_of(lambda: em_pc(data, levels=levels, epsilon_total=1.0, rng=1), repeat=3)
     report("EM-PC asia n=100k eps=1", em_pc_s=seconds, g2_scores=result.info["n_scores"],
            tests_considered=result.n_tests, rounds=result.info["rounds"],
            exact_fraction=result.info["exact_fraction"], goal_s=3.0)

@@ -14,11 +14,12 @@ from dpcd.discovery.priv_pc import priv_pc, privacy_totals
 @pytest.mark.benchmark
 @pytest.mark.parametrize("sensitivity, subsample", [("reference", None), ("proven", None), ("reference", "n")])
 def test_priv_pc_asia_100k(report, best_of, sensitivity, subsample):
-    data = np.asarray(load_bnlearn("asia", 100_000, rng=0).data)
+    ds = load_bnlearn("asia", 100_000, rng=0)
+    data, levels = np.asarray(ds.data), ds.levels
     size = len(data) if subsample == "n" else None
     seeds = iter(range(100))
-    result, seconds = best_of(lambda: priv_pc(data, epsilon=1.0, rng=next(seeds), sensitivity=sensitivity,
-                                              subsample_size=size), repeat=5)
+    result, seconds = best_of(lambda: priv_pc(data, levels=levels, epsilon_per_test=1.0, rng=next(seeds),
+                                              sensitivity=sensitivity, subsample_size=size), repeat=5)
     info = result.info
     report(f"Priv-PC asia n=100k eps=1 {sensitivity} m={info['subsample_size']}", seconds=seconds,
            ci_tests=result.n_tests, examined=info["n_examined"], full_data_tests=info["n_full_tests"],

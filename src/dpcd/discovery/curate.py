@@ -16,20 +16,28 @@ objective is one vectorised function of the vector ε, not a hand-written
 formula per d). Order-i tests then use the margin rule on the noisy p-value
 f̂ = p + Lap(Δ/ε_i): delete the edge when f̂ > T(1+β₂), keep it when
 f̂ < T(1−β₁), otherwise flip a fair coin. After the order, the remaining
-budget is reduced by the *actual* leakage with the actual count t_i, and the
-search stops when the δ budget is spent.
+budget is reduced by the leakage of the order's **worst-case** test count
+t_i^max (below), and the search stops when the δ budget is spent.
 
 Privacy
 -------
-Neighbouring relation: add/remove one record; public: n, the variables'
-domains, the number of edges left after each order (post-processing of the
-private tests). Each CI test is ε_i-DP by the Laplace mechanism [DR14, Thm 3.6]
-for a p-value with L1-sensitivity Δ; order i is (ε_curate^(i), δ') by advanced
-composition (exact form t ε(e^ε − 1) + ε√(2t ln 1/δ') of [DR14, Thm 3.20],
-capped by basic composition t ε), and the run is (Σ_i ε_curate^(i), Σ_i δ')-DP
-by basic composition over orders (the paper's Fig. 2). Every test is charged to
-the returned :class:`~dpcd.privacy.PrivacyLedger` (one entry per order), so
-other accountants (``ledger.total("tight")``) apply as well.
+Neighbouring relation: replace one record (:data:`RELATION`); public: n, the
+variables' domains (passed as ``levels``), and the graph left after each order
+(post-processing of the private tests). Each CI test is ε_i-DP by the Laplace
+mechanism [DR14, Thm 3.6] for a p-value with replace-one L1-sensitivity Δ.
+Order i charges t_i^max tests: the most distinct (pair, S) questions the order
+can ask given the adjacency at its start, Σ over adjacent pairs {x, y} of
+|C(adj(x)∖{y}, i) ∪ C(adj(y)∖{x}, i)| (≤ e_i·C(d − 2, i), the paper's bound),
+a function of earlier private outputs only; the number of tests actually run
+depends on this order's noisy decisions and is never used for accounting
+(the text subtracts the actual count, which makes the budget of later orders
+an uncharged function of the data). Order i is then (ε_curate^(i), δ') by
+advanced composition of t_i^max tests (exact form t ε(e^ε − 1) + ε√(2t ln 1/δ')
+of [DR14, Thm 3.20], capped by basic composition t ε), and orders compose by
+basic composition as a privacy filter [RRUV16]: each order's parameters are
+chosen from earlier outputs and the run stops before Σ_i ε_curate^(i) exceeds
+ε_Total or Σ_i δ' exceeds δ_Total, so every run is (ε_Total, δ_Total)-DP
+(:func:`plan`; the paper's Fig. 2). The ledger charges t_i^max tests per order.
 
 Deviations from the text (each also noted where it happens):
 
@@ -57,6 +65,8 @@ References
 .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. 2014.
 .. [BBG18] B. Balle, G. Barthe, M. Gaboardi. Privacy Amplification by
    Subsampling. NeurIPS 2018.
+.. [RRUV16] R. Rogers, A. Roth, J. Ullman, S. Vadhan. Privacy Odometers and
+   Filters: Pay-as-you-Go Composition. NeurIPS 2016.
 """
 
 from __future__ import annotations
@@ -68,9 +78,11 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
+from .._validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 from ..citests import CITester
 from ..privacy import PrivacyLedger, laplace_scale, subsampled_epsilon
+from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..schema import public_levels
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = [
@@ -83,12 +95,19 @@ __all__ = [
     "kendall_pvalue_sensitivity",
     "CurateDecider",
     "curate",
+    "plan",
+    "RELATION",
+    "PUBLIC",
+    "order_worst_case_tests",
     "EXPERIMENT_ALGORITHMS",
     "available_algorithms",
     "run_cell",
 ]
 
 Composition = Literal["advanced", "paper"]
+RELATION = REPLACE_ONE
+"""CURATE's guarantee is stated under replace one record, with n public."""
+PUBLIC = ("n", "domains")
 
 
 # --------------------------------------------------------------------------- leakage and error
@@ -133,6 +152,28 @@ def order_test_bounds(n_edges: int, n_vars: int, order: int, last_order: int) ->
     """t_j = e_i·C(d−2, j) for j = order..last_order (the paper's data-dependent bound)."""
     j = np.arange(order, last_order + 1)
     return n_edges * special.comb(n_vars - 2, j, exact=False)
+
+
+def order_worst_case_tests(adjacency: np.ndarray, order: int) -> int:
+    """t_i^max: the most distinct (pair, S) tests of order ``order`` given the adjacency at its start.
+
+    Σ over adjacent pairs {x, y} of |C(adj(x)∖{y}, i) ∪ C(adj(y)∖{x}, i)| =
+    C(a, i) + C(b, i) − C(c, i) with a, b the two neighbourhood sizes and c
+    the number of common neighbours (the sets both ends can ask). A function
+    of the adjacency only (earlier private outputs), never of this order's tests.
+
+    >>> order_worst_case_tests(~np.eye(4, dtype=bool), 1)   # complete graph on 4 nodes: 6 pairs, 2 sets each
+    12
+    """
+    adjacency = np.asarray(adjacency, dtype=bool)
+    degree = adjacency.sum(axis=1)
+    common = adjacency.astype(np.int64) @ adjacency.astype(np.int64)
+    rows, cols = np.nonzero(np.triu(adjacency, 1))
+    total = 0
+    for x, y in zip(rows.tolist(), cols.tolist()):
+        a, b, c = int(degree[x]) - 1, int(degree[y]) - 1, int(common[x, y])
+        total += math.comb(a, order) + math.comb(b, order) - math.comb(c, order)
+    return total
 
 
 @dataclass(frozen=True)
@@ -251,7 +292,7 @@ def kendall_pvalue_sensitivity(n_rows: int, n_strata: int = 1) -> float:
 
     2·(Φ(Δ_z) − ½) with Δ_z the sensitivity of the conditional Kendall
     z-score on ``n_rows`` rows in ``n_strata`` strata (public: the product of
-    the conditioning variables' domain sizes), add/remove one record,
+    the conditioning variables' domain sizes), replace one record,
     :func:`dpcd.privacy.sensitivity.conditional_kendall_sensitivity` (Wang, Pang
     & Song 2020, Thm 3, with the weight change included). The paper (App. VI-B)
     instead multiplies a τ sensitivity by L_Φ = 1/√(2π); its Eq. 16 is orders of
@@ -262,7 +303,7 @@ def kendall_pvalue_sensitivity(n_rows: int, n_strata: int = 1) -> float:
 
     n_rows = check_int(n_rows, "n_rows", minimum=2)
     n_strata = check_int(n_strata, "n_strata", minimum=1)
-    return conditional_kendall_pvalue_sensitivity(n_rows, n_strata, two_sided=True)
+    return conditional_kendall_pvalue_sensitivity(n_rows, n_strata, neighbouring="replace", two_sided=True)
 
 
 # --------------------------------------------------------------------------- decider
@@ -305,11 +346,12 @@ class CurateDecider(Decider):
         self.orders: list[dict] = []
         self.delta_spent = 0.0
         self.stop_reason = ""
+        self.planned_tests = 0
 
     def _close_order(self) -> None:
         if self.order is None:
             return
-        t, eps = self.count, self.epsilon
+        t, eps = self.planned_tests, self.epsilon  # the order's worst case, never its actual count
         eps_eff = float(_amplify(np.array(eps), self.q)) if self.q < 1 else eps
         leak = order_leakage(t, eps_eff, delta_prime=self.delta_prime, composition=self.composition) if t else 0.0
         delta_i = self.delta_prime if t else 0.0
@@ -325,8 +367,9 @@ class CurateDecider(Decider):
                                    note="Laplace noise Δ(S)/ε_i with Δ(S) from the strata of S")
         self.remaining -= leak
         self.delta_spent += delta_i
-        self.orders.append({"order": self.order, "epsilon_test": eps, "tests": t, "epsilon_curate": leak,
-                            "delta_curate": delta_i, "remaining": self.remaining})
+        self.orders.append({"order": self.order, "epsilon_test": eps, "tests": self.count,
+                            "tests_charged": t, "epsilon_curate": leak, "delta_curate": delta_i,
+                            "remaining": self.remaining})
         self.order, self.count = None, 0
 
     def finish(self) -> None:
@@ -354,6 +397,7 @@ class CurateDecider(Decider):
             self.stop_reason = "epsilon budget spent"
             return False
         self.order, self.epsilon, self.count = order, float(opt.epsilons[0]), 0
+        self.planned_tests = order_worst_case_tests(adjacency, order)
         self.cache = {}
         return True
 
@@ -378,7 +422,40 @@ class CurateDecider(Decider):
 # --------------------------------------------------------------------------- public entry point
 
 
-def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-12,
+def _deltas(delta_prime: float | None, delta_total: float | None, last: int) -> tuple[float, float]:
+    """(δ', δ_Total): δ' defaults to δ_Total/(last + 1) when δ_Total is given, else 1e-12 (the paper's);
+    δ_Total defaults to (last + 1)·δ'."""
+    if delta_prime is None:
+        delta_prime = 1e-12 if delta_total is None else check_delta(delta_total, "delta_total") / (last + 1)
+    delta_prime = check_delta(delta_prime, "delta_prime")
+    delta_total = (last + 1) * delta_prime if delta_total is None else check_delta(delta_total, "delta_total")
+    return delta_prime, delta_total
+
+
+def plan(*, epsilon_total: float, delta_prime: float | None = None, delta_total: float | None = None, p: int,
+         max_order: int | None = None) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`curate` run: (ε_Total, δ_Total)-DP under replace-one.
+
+    Per order, advanced composition of its worst-case test count; over orders,
+    a basic-composition privacy filter that stops before ε_Total or δ_Total is
+    exceeded [RRUV16] (module docstring). δ_Total defaults to (last order + 1)·δ'.
+
+    >>> plan(epsilon_total=1.0, p=5).epsilon
+    1.0
+    """
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
+    p = check_int(p, "p", minimum=2)
+    last = p - 2 if max_order is None else min(check_int(max_order, "max_order", minimum=0), p - 2)
+    delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
+    delta = min(delta_total, (last + 1) * delta_prime)
+    return PrivacyPlan("curate", RELATION, epsilon_total, delta, PUBLIC,
+                       "Laplace mechanism per CI test (DR14 Thm. 3.6), advanced composition of each order's "
+                       "worst-case test count (DR14 Thm. 3.20), basic-composition filter over orders (RRUV16)",
+                       "filter", None, {"epsilon_total": epsilon_total, "delta_prime": delta_prime,
+                                        "delta_total": delta_total, "max_order": last})
+
+
+def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: float | None = None,
            delta_total: float | None = None, threshold: float = 0.05, beta1: float = 0.1, beta2: float = 0.1,
            sensitivity: float | None = None, subsample: bool = False, subsample_size: int | None = None,
            max_order: int | None = None, node_names: Sequence[str] | None = None, c1: float = 0.0,
@@ -388,11 +465,13 @@ def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-
     Parameters
     ----------
     data : rows × variables of integer category codes (DataFrame or array).
+    levels : the public domain sizes (sequence, mapping or :class:`~dpcd.schema.Schema`).
     epsilon_total : ε_Total, the budget of the whole skeleton search.
     rng : Generator or seed (Laplace noise, coin flips, sub-sample).
-    delta_prime : δ' of advanced composition per order (paper: 1e-12).
+    delta_prime : δ' of advanced composition per order; default δ_Total/(orders)
+        when ``delta_total`` is given, else 1e-12 (the paper's).
     delta_total : δ_Total; the search stops before an order whose δ' would
-        exceed it. Default (d − 1)·δ' (never binding).
+        exceed it. Default (orders)·δ' (never binding).
     threshold : T, compared with the noisy p-value (paper: 0.05).
     beta1, beta2 : margins β₁, β₂ of the decision rule.
     sensitivity : Δ, L1-sensitivity of the p-value used for every test; default
@@ -408,16 +487,23 @@ def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-
 
     Returns
     -------
-    PCResult whose ``ledger`` holds one Laplace charge per order and whose
-    ``info`` has ``orders`` (per order: ε_i, t_i, ε_curate^(i), δ_curate^(i),
-    remaining budget), ``epsilon_curate`` and ``delta_curate`` (the paper's
-    total), and ``stop_reason``.
+    PCResult whose ``ledger`` holds one Laplace charge per order (its
+    worst-case test count) and whose ``info`` has ``orders`` (per order: ε_i,
+    tests run, tests charged, ε_curate^(i), δ_curate^(i), remaining budget),
+    ``epsilon_curate`` and ``delta_curate`` (the paper's total), and ``stop_reason``.
 
     Privacy: (Σ_i ε_curate^(i), Σ_i δ_curate^(i))-DP ≤ (ε_Total, δ_Total) under
-    add/remove of one record, n and domains public (see the module docstring).
+    replace one record, n and domains public (module docstring, :func:`plan`).
+
+    Examples
+    --------
+    >>> from dpcd.datasets import load_bnlearn
+    >>> data = load_bnlearn("cancer", 5000, rng=0)
+    >>> result = curate(data.data, levels=data.levels, epsilon_total=1.0, rng=0)
+    >>> result.info["epsilon_curate"] <= 1.0
+    True
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    delta_prime = check_delta(delta_prime, "delta_prime")
     threshold = check_probability(threshold, "threshold")
     beta1 = check_positive(beta1, "beta1", allow_zero=True)
     beta2 = check_positive(beta2, "beta2", allow_zero=True)
@@ -430,12 +516,11 @@ def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-
             raise ValueError(f"{name} must be in [0, 1), got {c!r}")
     generator = as_rng(rng)
     names = node_names_of(data, node_names)
-    codes = np.asarray(data)
+    codes = as_data_matrix(data, kind="discrete")
     n, d = codes.shape
+    levels = public_levels(levels, d, names)
     last = d - 2 if max_order is None else min(check_int(max_order, "max_order", minimum=0), d - 2)
-    if delta_total is None:
-        delta_total = (last + 1) * delta_prime
-    delta_total = check_delta(delta_total, "delta_total")
+    delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
     q = 1.0
     if subsample or subsample_size is not None:
         m = max(n // 10, 2) if subsample_size is None else check_int(subsample_size, "subsample_size", minimum=2)
@@ -444,10 +529,10 @@ def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-
         idx = generator.choice(n, size=m, replace=False)
         codes = codes[np.sort(idx)]
         q = m / n
-    tester = CITester(np.asfortranarray(codes), "kendall")
+    tester = CITester(np.asfortranarray(codes), "kendall", levels=levels)
     per_test = None
     if sensitivity is None:
-        rows, levels = codes.shape[0], np.asarray(tester.levels, dtype=np.int64)
+        rows = codes.shape[0]
         cache: dict[int, float] = {}
 
         def per_test(S: tuple[int, ...]) -> float:
@@ -458,8 +543,7 @@ def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-
 
         sensitivity = per_test(())  # the order-0 value plans OPT (Lemma 1's Δ)
     sensitivity = check_positive(sensitivity, "sensitivity")
-    public = ("n", "domains", "edges after each order")
-    ledger = PrivacyLedger("add/remove", public=public)
+    ledger = PrivacyLedger("replace", public=PUBLIC)
     decider = CurateDecider(tester, n_vars=d, epsilon_total=epsilon_total, delta_prime=delta_prime,
                             delta_total=delta_total, threshold=threshold, beta1=beta1, beta2=beta2,
                             sensitivity=sensitivity, rng=generator, ledger=ledger, last_order=last,
@@ -488,23 +572,15 @@ def curate(data, *, epsilon_total: float, rng: RngLike, delta_prime: float = 1e-
 
 # --------------------------------------------------------------------------- experiments of the curate notebook
 
-#: the algorithms of Fig. 4 / Tables 4, 5, 7 and the module that provides each
-EXPERIMENT_ALGORITHMS: dict[str, str] = {
-    "pc": "dpcd.discovery.pc",
-    "curate": "dpcd.discovery.curate",
-    "curate_sb": "dpcd.discovery.curate_sb",
-    "noleaks": "dpcd.discovery.noleaks",
-    "priv_pc": "dpcd.discovery.priv_pc",
-    "svt_pc": "dpcd.discovery.svt_pc",
-    "em_pc": "dpcd.discovery.em_pc",
-}
+#: the lines of Fig. 4 / Tables 4, 5, 7: non-private PC and algorithms of :data:`dpcd.registry.ALGORITHMS`
+EXPERIMENT_ALGORITHMS: tuple[str, ...] = ("pc", "curate", "curate_sb", "noleaks", "priv_pc", "svt_pc", "em_pc")
 
 
 def available_algorithms() -> dict[str, bool]:
-    """Which comparison lines can run here (``importlib.util.find_spec`` on each module)."""
-    import importlib.util
+    """Which comparison lines can run here (registry availability; PC always)."""
+    from ..registry import ALGORITHMS
 
-    return {name: importlib.util.find_spec(module) is not None for name, module in EXPERIMENT_ALGORITHMS.items()}
+    return {name: name == "pc" or ALGORITHMS[name].available for name in EXPERIMENT_ALGORITHMS}
 
 
 def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike,
@@ -530,7 +606,8 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     from .pc import pc
 
     generator = as_rng(rng)
-    data, dag = load_bnlearn(network, n, generator)
+    sample = load_bnlearn(network, n, generator)
+    data, dag, levels = sample.data, sample.dag, sample.levels  # the network's domains: public
     truth = dag_to_cpdag(dag)
     names = list(data.columns)
     reference = pc(data, ci_test="kendall", alpha=threshold)
@@ -539,12 +616,13 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     if algorithm == "pc":
         result, ledger = reference, None
     elif algorithm == "curate":
-        result = curate(data, epsilon_total=epsilon, rng=generator, delta_prime=delta_prime, threshold=threshold)
+        result = curate(data, levels=levels, epsilon_total=epsilon, rng=generator, delta_prime=delta_prime,
+                        threshold=threshold)
         ledger, eps_paper = result.ledger, result.info["epsilon_curate"]
     elif algorithm in ("curate_sb", "noleaks"):
         from .notears import encode_ordinal
 
-        X = encode_ordinal(data.to_numpy())
+        X = encode_ordinal(data.to_numpy(), levels)
         if algorithm == "curate_sb":
             from .curate_sb import curate_sb
             from .noleaks import line_search_charge
@@ -561,11 +639,11 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
         ledger = result.ledger
         eps_paper = ledger.total("basic").epsilon
     elif algorithm in ("priv_pc", "svt_pc", "em_pc"):
-        import importlib
+        from ..registry import ALGORITHMS
 
-        function = getattr(importlib.import_module(EXPERIMENT_ALGORITHMS[algorithm]), algorithm)
+        spec = ALGORITHMS[algorithm]
         try:
-            result = function(data, epsilon=epsilon, alpha=threshold, rng=generator)
+            result = spec.load()(data, levels=levels, alpha=threshold, rng=generator, **{spec.budget_arg: epsilon})
         except ValueError as err:  # a comparison line that cannot run on this cell: report, do not abort the grid
             return {"f1_true": np.nan, "f1_vs_pc": np.nan, "seconds": np.nan, "n_tests": np.nan,
                     "pc_tests": float(reference.n_tests), "eps_paper": np.nan, "eps_basic": np.nan,

@@ -39,11 +39,14 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from .._validation import RngLike, check_epsilon
-from .noleaks import _prepare, private_notears
+from .._validation import RngLike, check_delta, check_epsilon
+from ..privacy.relation import PrivacyPlan
+from .noleaks import (PUBLIC, RELATION, check_subset_size, line_search_charge, prepare_run, private_notears,
+                      score_plan)
 from .notears import ScoreResult, score_result
 
-__all__ = ["SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb"]
+__all__ = ["SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb", "plan",
+           "RELATION", "PUBLIC"]
 
 Schedule = Literal["multiplicative", "additive", "exponential"]
 SCHEDULES: tuple[str, ...] = ("multiplicative", "additive", "exponential")
@@ -120,10 +123,45 @@ def count_iterations(schedule: Schedule, *, epsilon_total: float, epsilon0: floa
     return i
 
 
+def _schedule(schedule: str, grad_budget: float, epsilon0: float | None, indexing: str) -> tuple[np.ndarray, float,
+                                                                                               float]:
+    """(budgets, ε₀, Lemma 2's I) of a run: data-independent."""
+    if grad_budget <= 0:
+        raise ValueError("epsilon_total does not exceed the line-search subset's charge; increase it or lower "
+                         "line_search_size")
+    e0 = grad_budget / 100.0 if epsilon0 is None else check_epsilon(epsilon0, "epsilon0")
+    i_lemma = lemma2_iterations(schedule, epsilon_total=grad_budget, epsilon0=e0)
+    n_iter = count_iterations(schedule, epsilon_total=grad_budget, epsilon0=e0, indexing=indexing,
+                              start=int(math.floor(i_lemma)))
+    if n_iter < 1:
+        raise ValueError(f"epsilon0={e0} leaves no iteration within the gradient budget {grad_budget:.4g}")
+    return schedule_budgets(schedule, epsilon0=e0, iterations=n_iter, indexing=indexing), e0, i_lemma
+
+
+def plan(*, epsilon_total: float, delta: float, n: int, schedule: Schedule = "multiplicative",
+         epsilon0: float | None = None, indexing: Literal["lemma", "algorithm"] = "algorithm",
+         line_search_size: int = 1000) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`curate_sb` run (basic composition, δ includes m/n).
+
+    >>> plan(epsilon_total=1.0, delta=1e-6, n=10_000).epsilon <= 1.0 + 1e-9
+    True
+    """
+    schedule = _check_schedule(schedule)
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
+    delta = check_delta(delta)
+    eps_ls, _ = line_search_charge(*check_subset_size(n, line_search_size))
+    budgets, e0, _ = _schedule(schedule, epsilon_total - eps_ls, epsilon0, indexing)
+    return score_plan("curate_sb", budgets, delta=delta, n=n, line_search_size=line_search_size,
+                      theorem="analytic Gaussian per gradient evaluation (BW18), Lemma 2 schedule, line-search "
+                              "subset as NOLEAKS, basic composition",
+                      parameters={"epsilon_total": epsilon_total, "schedule": schedule, "epsilon0": e0,
+                                  "iterations": len(budgets)})
+
+
 def curate_sb(X, *, epsilon_total: float, delta: float, rng: RngLike, schedule: Schedule = "multiplicative",
               epsilon0: float | None = None, indexing: Literal["lemma", "algorithm"] = "algorithm",
               lambda1: float = 0.1, clip: float = 2.0, w_threshold: float = 0.3, line_search_size: int = 1000,
-              max_iter: int = 100, node_names: Sequence[str] | None = None) -> ScoreResult:
+              max_iter: int = 100, node_names: Sequence[str] | None = None, bounds=None) -> ScoreResult:
     """Score-based CURATE: private NOTEARS with an adaptive per-iteration budget schedule.
 
     Parameters
@@ -135,26 +173,17 @@ def curate_sb(X, *, epsilon_total: float, delta: float, rng: RngLike, schedule: 
     schedule : "multiplicative" (the paper's choice), "additive" or "exponential".
     epsilon0 : initial budget ε₀; default (ε_Total − line-search ε)/100.
     indexing : "algorithm" (Alg. 2's ε₀^{1+k/(I−1)}) or "lemma" (Lemma 2's ε₀^{1+k/I}).
-    Other parameters as :func:`dpcd.discovery.noleaks.noleaks`.
+    Other parameters as :func:`dpcd.discovery.noleaks.noleaks` (including public ``bounds``).
 
     Returns a :class:`~dpcd.discovery.notears.ScoreResult`; ``info`` has the
     schedule, Lemma 2's I and the I actually used.
     """
     schedule = _check_schedule(schedule)
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    names, X, delta, clip, generator, rows, ledger, eps_ls = _prepare(
-        X, node_names, delta, lambda1, clip, w_threshold, line_search_size, rng)
-    grad_budget = epsilon_total - eps_ls
-    if grad_budget <= 0:
-        raise ValueError(f"epsilon_total={epsilon_total} does not exceed the line-search subset's charge "
-                         f"{eps_ls:.4g}; increase it or lower line_search_size")
-    e0 = grad_budget / 100.0 if epsilon0 is None else check_epsilon(epsilon0, "epsilon0")
-    i_lemma = lemma2_iterations(schedule, epsilon_total=grad_budget, epsilon0=e0)
-    n_iter = count_iterations(schedule, epsilon_total=grad_budget, epsilon0=e0, indexing=indexing,
-                              start=int(math.floor(i_lemma)))
-    if n_iter < 1:
-        raise ValueError(f"epsilon0={e0} leaves no iteration within epsilon_total={epsilon_total}")
-    budgets = schedule_budgets(schedule, epsilon0=e0, iterations=n_iter, indexing=indexing)
+    names, X, delta, clip, generator, rows, ledger, eps_ls = prepare_run(
+        X, node_names, delta, lambda1, clip, w_threshold, line_search_size, rng, bounds)
+    budgets, e0, i_lemma = _schedule(schedule, epsilon_total - eps_ls, epsilon0, indexing)
+    n_iter = len(budgets)
     W, info = private_notears(X, budgets, delta=delta, rng=generator, ledger=ledger, lambda1=lambda1, clip=clip,
                               max_iter=max_iter, line_search_rows=rows)
     W = W.copy()

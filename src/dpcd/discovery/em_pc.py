@@ -10,19 +10,23 @@ are conditionally independent of it:
    (most independent) S and its score u_y;
 2. draw the number β̂ of independent neighbours with the exponential
    mechanism on q₂ (Eq. 6–8) with budget ε₂ (sensitivity 1);
-3. draw β̂ neighbours without replacement with the exponential mechanism on
-   q₁ = u (budget ε₁/β̂ each, sensitivity 1) and remove their edges, storing
-   each best S as the separating set of *that* pair.
+3. draw β̂ neighbours without replacement with the exponential mechanism
+   (budget ε₁/β̂ each, sensitivity 1) and remove their edges. Each draw is
+   over the (neighbour, conditioning set) **pairs** with quality the pair's
+   distance score, so the separating set stored for orientation is chosen by
+   the same private draw (see "Separating sets" below).
 
 Rounds run node by node and order by order on the shared PC engine
 (:func:`dpcd.discovery.pc.run_pc`, per-node decider); the skeleton search
 stops when no node has enough neighbours or when the remaining budget cannot
 pay another round (ε₁ + ε₂); edges are then oriented as in PC. With
-ε₁ = ε₂ = ε/30 (the paper's setting, Sec. VI-A, and the default) at most 15
-rounds are paid.
+ε₁ = ε₂ = ε/30 (the paper's setting, Sec. VI-A, and the default) at least 15
+rounds are paid, and up to 29 when rounds draw β̂ = 0 (they cost only ε₂).
 
-Privacy: ε-DP under add/remove one record; public: the domain sizes (they fix
-the G² degrees of freedom and the table shapes); n is not needed. Each
+Privacy: ε-DP under add/remove one record (:data:`RELATION`); public: the
+domain sizes, passed as ``levels`` (they fix the G² degrees of freedom and the
+table shapes), never read from the codes; n is not needed. :func:`plan` gives
+the data-independent guarantee. Each
 round is (ε₁ + ε₂)-DP by Cor. 1–2 (exponential mechanism, DR14 Thm. 3.10, on
 quality functions of sensitivity 1, and basic composition of the β̂ draws);
 the rounds compose adaptively and the run stops before the sum could exceed ε
@@ -37,6 +41,27 @@ both to make the sensitivity claims true:
 * the signed score is k − 1 (independent) / −k (dependent) instead of ±k,
   which has sensitivity 2 at the decision boundary; Eq. 6–8 already contain
   this shift (see :func:`dpcd.distance_score.count_quality`).
+
+Separating sets
+---------------
+Orientation reads the separating set of every removed pair, so that set must
+be a private output too. Alg. 3 stores the best-scoring set, chosen from the
+*un-noised* scores: one record can break a tie between two sets and turn a
+collider into a non-collider, a release the ε of the run does not cover: on
+the four-variable pair of :func:`dpcd.audit.sepset.sepset_tie_pair` the
+output graph has probability ≈ 0.98 on one data set and 0 on its neighbour,
+so no finite ε covers it (the audit's 95 % bound is 4.7 for a claimed 2 at
+400 runs per data set, and grows with the runs). ``sepset="joint"``
+(default) draws each removed neighbour y together with its set S from one
+exponential mechanism over all pairs (y, S) of the node, quality = the
+distance score of X ⫫ Y | S (sensitivity 1): still ε₁/β̂-DP per draw
+[DR14, Thm 3.10] — the number of candidates does not enter the guarantee —
+and every neighbour's pairs have the same count C(|adj(x)| − 1, ℓ), so no
+neighbour is favoured for having more sets. After a draw, every pair of the
+drawn neighbour is excluded (a data-independent rule given the draw).
+``sepset="argmax"`` keeps the pre-fix behaviour (draw y on its best score,
+store its arg-max set); it is **not** differentially private and exists only
+so that the audit can show the leak.
 
 By default (``distance="lipschitz"``) every score is a provable
 sensitivity-1 lower bound of the flip distance (exact near the decision
@@ -73,9 +98,18 @@ import numpy as np
 from .._validation import RngLike, as_data_matrix, as_rng, check_epsilon, check_int, check_probability
 from ..distance_score import count_quality, flip_distance, full_table, g2_public_dof, g2_threshold
 from ..privacy import PrivacyLedger, exponential_mechanism
+from ..privacy.relation import ADD_REMOVE, PrivacyPlan
+from ..schema import check_codes, public_levels
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["EMPCDecider", "em_pc", "default_max_distance", "run_cell", "run_numerical_cell"]
+__all__ = ["EMPCDecider", "em_pc", "plan", "RELATION", "PUBLIC", "default_max_distance", "run_cell",
+           "run_numerical_cell"]
+
+RELATION = ADD_REMOVE
+"""EM-PC's guarantee is proven under add/remove one record."""
+PUBLIC = ("domains",)
+"""What EM-PC's guarantee assumes public."""
+SepsetRule = Literal["joint", "argmax"]
 
 
 def default_max_distance(epsilon_1: float, epsilon_2: float, max_candidates: int) -> int:
@@ -92,8 +126,9 @@ class EMPCDecider(Decider):
 
     def __init__(self, codes: np.ndarray, levels: np.ndarray, *, alpha: float, epsilon: float,
                  epsilon_1: float, epsilon_2: float, rng: np.random.Generator, ledger: PrivacyLedger,
-                 max_distance: int, exact_states: int, distance: str = "lipschitz"):
+                 max_distance: int, exact_states: int, distance: str = "lipschitz", sepset: str = "joint"):
         self.codes = codes
+        self.sepset = sepset
         self.levels = levels
         self.alpha = alpha
         self.epsilon = epsilon
@@ -149,18 +184,17 @@ class EMPCDecider(Decider):
             return {}, 0
         frozen = [int(v) for v in neighbours]
         scores = np.empty(len(candidates))
-        best_sets: list[tuple[int, ...]] = []
+        set_scores: list[np.ndarray] = []
+        sets: list[list[tuple[int, ...]]] = []
         n_tests = 0
         for i, y in enumerate(candidates):
             others = [v for v in frozen if v != y]
-            best, best_S = -math.inf, ()
-            for S in combinations(others, order):
-                n_tests += 1
-                u = self.score(x, y, S)
-                if u > best:
-                    best, best_S = u, S
-            scores[i] = best
-            best_sets.append(best_S)
+            options = list(combinations(others, order))
+            values = np.array([self.score(x, y, S) for S in options], dtype=float)
+            n_tests += len(options)
+            scores[i] = values.max()
+            set_scores.append(values)
+            sets.append(options)
         # number of independent neighbours: exponential mechanism on q2 (Eq. 6-8), budget epsilon_2
         beta = exponential_mechanism(count_quality(scores), epsilon=self.epsilon_2, sensitivity=1.0, rng=self.rng)
         self.ledger.charge("EM-PC: number of independent neighbours (q2)", epsilon=self.epsilon_2,
@@ -169,12 +203,23 @@ class EMPCDecider(Decider):
         self.rounds += 1
         removed: dict[int, tuple[int, ...]] = {}
         if beta > 0:
-            remaining = scores.copy()
             step = self.epsilon_1 / beta
-            for _ in range(beta):
-                pick = exponential_mechanism(remaining, epsilon=step, sensitivity=1.0, rng=self.rng)
-                remaining[pick] = -np.inf
-                removed[candidates[pick]] = best_sets[pick]
+            if self.sepset == "joint":
+                # one exponential mechanism over (neighbour, conditioning set) pairs: the separating set
+                # stored for orientation is part of the private draw
+                flat = np.concatenate(set_scores)
+                owner = np.repeat(np.arange(len(candidates)), [len(v) for v in set_scores])
+                flat_sets = [S for options in sets for S in options]
+                for _ in range(beta):
+                    pick = exponential_mechanism(flat, epsilon=step, sensitivity=1.0, rng=self.rng)
+                    removed[candidates[owner[pick]]] = flat_sets[pick]
+                    flat[owner == owner[pick]] = -np.inf
+            else:  # "argmax": the pre-fix reading of Alg. 3 - the stored set is chosen without noise (not DP)
+                remaining = scores.copy()
+                for _ in range(beta):
+                    pick = exponential_mechanism(remaining, epsilon=step, sensitivity=1.0, rng=self.rng)
+                    remaining[pick] = -np.inf
+                    removed[candidates[pick]] = sets[pick][int(np.argmax(set_scores[pick]))]
             self.ledger.charge("EM-PC: independent neighbours (q1)", epsilon=step, count=beta, kind="exponential",
                                note=f"node {x}, order {order}")
             self.spent += self.epsilon_1
@@ -182,6 +227,7 @@ class EMPCDecider(Decider):
 
 
 def _check_split(epsilon: float, epsilon_split) -> tuple[float, float]:
+    """(ε₁, ε₂) of one round: the paper's ε/30 each, or the given pair (their sum at most ε)."""
     if epsilon_split is None:
         return epsilon / 30.0, epsilon / 30.0
     try:
@@ -192,21 +238,45 @@ def _check_split(epsilon: float, epsilon_split) -> tuple[float, float]:
     e2 = check_epsilon(e2, "epsilon_split[1]")
     if e1 + e2 > epsilon * (1 + 1e-12):
         raise ValueError(f"epsilon_split={epsilon_split!r}: one round (epsilon_1 + epsilon_2 = {e1 + e2}) "
-                         f"exceeds epsilon={epsilon}")
+                         f"exceeds epsilon_total={epsilon}")
     return e1, e2
 
 
-def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_split=None,
+def plan(*, epsilon_total: float, epsilon_split=None) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`em_pc` run: (ε_total, 0)-DP under add/remove.
+
+    Every round is at most (ε₁ + ε₂)-DP (Cor. 1–2) and the run pays a round
+    only while the charges so far plus ε₁ + ε₂ stay within ε_total (a pure-DP
+    privacy filter [RRUV16]), so every run's charges sum to at most ε_total,
+    whatever the data; only the domain sizes are public.
+
+    >>> plan(epsilon_total=3.0).epsilon
+    3.0
+    """
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
+    e1, e2 = _check_split(epsilon_total, epsilon_split)
+    ledger = PrivacyLedger("add/remove", public=PUBLIC)
+    ledger.charge("EM-PC rounds (q2 count + q1 draws) under the budget filter", epsilon=epsilon_total,
+                  kind="pure", note="the filter stops before the rounds' charges exceed epsilon_total")
+    return PrivacyPlan("em_pc", RELATION, epsilon_total, 0.0, PUBLIC,
+                       "paper 000, Thm. 1 (exponential mechanism per round, Cor. 1-2; DR14 Thm. 3.10) and a "
+                       "pure-DP budget filter over rounds (RRUV16)", "filter", ledger,
+                       {"epsilon_total": epsilon_total, "epsilon_1": e1, "epsilon_2": e2})
+
+
+def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike, epsilon_split=None,
           max_order: int | None = None, node_names: Sequence[str] | None = None,
           max_distance: int | None = None, exact_states: int = 500,
-          distance: Literal["lipschitz", "search"] = "lipschitz") -> PCResult:
+          distance: Literal["lipschitz", "search"] = "lipschitz", sepset: SepsetRule = "joint") -> PCResult:
     """EM-PC (PrivPC of paper 000): ε-DP PC for categorical data via the exponential mechanism.
 
     Parameters
     ----------
-    data : integer category codes 0..k−1 (rows × variables). Domain sizes
-        (max code + 1 per column) are treated as public.
-    epsilon : total privacy budget ε > 0.
+    data : integer category codes 0..k−1 (rows × variables), e.g. from
+        :meth:`dpcd.schema.Schema.encode`.
+    levels : the public domain sizes (a sequence, a mapping column → size, or a
+        :class:`~dpcd.schema.Schema`); codes must lie in 0..levels − 1.
+    epsilon_total : total privacy budget ε > 0 of the run.
     alpha : significance level τ of the G² tests (independent when p > τ).
     rng : numpy Generator or integer seed.
     epsilon_split : (ε₁, ε₂) per round (node selection, count); default
@@ -220,43 +290,62 @@ def em_pc(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, epsilon_sp
         the flip distance (:func:`dpcd.distance_score.flip_distance`);
         "search": the greedy/exact search, closer to the paper's exact distance
         but with **no proven guarantee** where a score is not exact.
+    sepset : "joint" (default): each removed neighbour and its separating set
+        come from one private draw; "argmax": the pre-fix rule, **not DP**
+        (see the module docstring).
 
-    Privacy: with ``distance="lipschitz"``, ε-DP under add/remove one record
-    with the domain sizes public (Thm. 1; see the module docstring
-    for the two corrections). With ``distance="search"`` the guarantee holds
-    only if every score was exact (``info["unproven_scores"] == 0``). The
-    ledger never totals more than ``epsilon``.
+    Privacy: with ``distance="lipschitz"`` and ``sepset="joint"``, ε-DP under
+    add/remove one record with the domain sizes public (paper 000, Thm. 1;
+    :func:`plan`; see the module docstring for the corrections). With
+    ``distance="search"`` the guarantee holds only if every score was exact
+    (``info["unproven_scores"] == 0``). The ledger never totals more than
+    ``epsilon_total``.
 
     Returns a :class:`PCResult`; ``info`` holds ``rounds``, ``spent``,
     ``n_scores`` (distinct distance scores), ``exact_fraction`` and ``seconds``.
+    ``rounds`` and ``spent`` are functions of the private draws; the score
+    diagnostics (``exact_fraction``, ``unproven_scores``) and ``seconds`` are
+    computed from the data **without noise**: they are for the data holder and
+    for experiments, not for release (``discover`` writes none of them).
+
+    Examples
+    --------
+    >>> from dpcd.datasets import load_bnlearn
+    >>> data = load_bnlearn("cancer", 2000, rng=0)
+    >>> result = em_pc(data.data, levels=data.levels, epsilon_total=5.0, rng=1)
+    >>> result.ledger.total("basic").epsilon <= 5.0
+    True
     """
     started = time.perf_counter()
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon_total, "epsilon_total")
     alpha = check_probability(alpha, "alpha")
     e1, e2 = _check_split(epsilon, epsilon_split)
     exact_states = check_int(exact_states, "exact_states", minimum=0)
     if distance not in ("lipschitz", "search"):
         raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")
+    if sepset not in ("joint", "argmax"):
+        raise ValueError(f"sepset must be 'joint' or 'argmax', got {sepset!r}")
     codes = as_data_matrix(data, kind="discrete")
     codes = np.asfortranarray(codes)
     names = node_names_of(data, node_names)
     p = codes.shape[1]
-    levels = (codes.max(axis=0) + 1).astype(np.int64)
+    levels = public_levels(levels, p, names)
+    check_codes(codes, levels)
     if max_distance is None:
         max_distance = default_max_distance(e1, e2, p - 1)
     max_distance = check_int(max_distance, "max_distance", minimum=1)
     generator = as_rng(rng)
-    ledger = PrivacyLedger("add/remove", public=("domains",))
+    ledger = PrivacyLedger("add/remove", public=PUBLIC)
     decider = EMPCDecider(codes, levels, alpha=alpha, epsilon=epsilon, epsilon_1=e1, epsilon_2=e2, rng=generator,
                           ledger=ledger, max_distance=max_distance, exact_states=exact_states,
-                          distance=distance)
+                          distance=distance, sepset=sepset)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger)
     stopped = result.stopped_early or decider.skipped_rounds > 0
     return replace(result, stopped_early=stopped, info={
-        "algorithm": "em_pc", "epsilon": epsilon, "epsilon_1": e1, "epsilon_2": e2, "alpha": alpha,
+        "algorithm": "em_pc", "epsilon_total": epsilon, "epsilon_1": e1, "epsilon_2": e2, "alpha": alpha,
         "rounds": decider.rounds, "skipped_rounds": decider.skipped_rounds, "spent": decider.spent,
         "n_scores": decider.n_scores, "exact_fraction": decider.n_exact / max(decider.n_scores, 1),
-        "distance": distance, "unproven_scores": decider.n_unproven,
+        "distance": distance, "sepset": sepset, "unproven_scores": decider.n_unproven,
         "max_distance": max_distance, "seconds": time.perf_counter() - started,
     })
 
@@ -288,7 +377,8 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
 
     generator = as_rng(rng)
     dag = random_dag(p, sparseness, generator)
-    data = sample_categorical(dag, n, generator).data
+    sample = sample_categorical(dag, n, generator)
+    data, levels = sample.data, sample.levels  # domain sizes of the generating model: public
     base: dict = {}  # run_grid adds the cell parameters (p, sparseness, n, ...) itself
     rows = []
     if "pc" in algorithms:
@@ -302,7 +392,7 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
         if "lapmech" in algorithms:
             t0 = time.perf_counter()
             try:
-                result = lapmech(data, epsilon=epsilon, alpha=alpha, rng=generator,
+                result = lapmech(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
                                  max_cells=max_cells or DEFAULT_MAX_CELLS, max_order=max_order)
                 rates, note, spent = _rates(result, dag), "", result.ledger.total().epsilon
             except ValueError as err:
@@ -315,8 +405,8 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
             if algorithm not in algorithms:
                 continue
             t0 = time.perf_counter()
-            result = em_pc(data, epsilon=epsilon, alpha=alpha, rng=generator, max_order=max_order,
-                           distance=distance)
+            result = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
+                           max_order=max_order, distance=distance)
             rows.append({**base, "epsilon": epsilon, "algorithm": algorithm, **_rates(result, dag),
                          "seconds": time.perf_counter() - t0, "spent": result.ledger.total().epsilon,
                          "note": f"exact scores {result.info['exact_fraction']:.2f}, "
@@ -333,7 +423,8 @@ def run_numerical_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[
 
     generator = as_rng(rng)
     dag = random_dag(p, sparseness, generator)
-    data = sample_linear_gaussian(dag, n, generator).data
+    sample = sample_linear_gaussian(dag, n, generator)
+    data, bounds = sample.data, sample.schema()  # bounds: ±4 model standard deviations (public)
     base: dict = {}  # run_grid adds the cell parameters (p, sparseness, n, ...) itself
     rows = []
     t0 = time.perf_counter()
@@ -344,7 +435,8 @@ def run_numerical_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[
                      "spent": 0.0})
     for epsilon in epsilons:
         t0 = time.perf_counter()
-        result = privpc_star(data, epsilon=epsilon, alpha=alpha, rng=generator, max_order=max_order)
+        result = privpc_star(data, bounds=bounds, epsilon_total=epsilon, alpha=alpha, rng=generator,
+                             max_order=max_order)
         rows.append({**base, "epsilon": epsilon, "algorithm": "privpc_star", **_rates(result, dag),
                      "seconds": time.perf_counter() - t0, "spent": result.ledger.total().epsilon})
     return rows
@@ -418,10 +510,12 @@ def adult_case_study(*, epsilon: float = 10.0, rng: RngLike, alpha: float = 0.01
     from ..realdata import load_adult
     from .pc import pc
 
-    data = load_adult().data
+    adult = load_adult()
+    data, levels = adult.data, adult.levels  # the discretisation's categories are public
     if max_rows is not None:
         data = data.iloc[:check_int(max_rows, "max_rows", minimum=10)]
     reference = pc(data, ci_test="g2", alpha=alpha, max_order=max_order)
-    private = em_pc(data, epsilon=epsilon, alpha=alpha, rng=rng, max_order=max_order, distance=distance)
+    private = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=rng, max_order=max_order,
+                    distance=distance)
     return {"reference": reference, "private": private, "rates": tpr_fpr_tdr(private.cpdag, reference.cpdag),
             "n": len(data), "edges_reference": len(reference.skeleton), "edges_private": len(private.skeleton)}

@@ -4,10 +4,12 @@ The joint contingency table of all p variables (∏ |V_i| cells) is released
 once with Laplace noise Lap(1/ε) per cell; every CI test of PC is then a G²
 test on a marginal of that one noisy table, so the data are touched once.
 
-Privacy: ε-DP under add/remove-one-record neighbours. Adding or removing a
-record changes exactly one cell of the full table by 1, so the table's L1
-sensitivity is 1 and Lap(1/ε) noise per cell is ε-DP (Dwork et al. 2006;
-paper 000, Sec. IV-D). The domain sizes (hence the table's shape) are public.
+Privacy: ε-DP under add/remove-one-record neighbours (:data:`RELATION`). Adding
+or removing a record changes exactly one cell of the full table by 1, so the
+table's L1 sensitivity is 1 and Lap(1/ε) noise per cell is ε-DP (Dwork et al.
+2006; paper 000, Sec. IV-D). The domain sizes (hence the table's shape) are
+public and passed as ``levels``; n is not used (the tests read the noisy
+table's own total).
 Everything after the release (marginals, clipping, tests, orientation) is
 post-processing.
 
@@ -38,9 +40,15 @@ from scipy import special
 from .._validation import RngLike, as_data_matrix, as_rng, check_epsilon, check_int, check_probability
 from ..distance_score import g2_public_dof, g2_statistic
 from ..privacy import PrivacyLedger
+from ..privacy.relation import ADD_REMOVE, PrivacyPlan
+from ..schema import check_codes, public_levels
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["DEFAULT_MAX_CELLS", "noisy_joint_table", "NoisyTableDecider", "lapmech"]
+__all__ = ["DEFAULT_MAX_CELLS", "noisy_joint_table", "NoisyTableDecider", "lapmech", "plan", "RELATION", "PUBLIC"]
+
+RELATION = ADD_REMOVE
+"""LapMech's guarantee is proven under add/remove one record."""
+PUBLIC = ("domains",)
 
 #: Default bound on the number of cells of the full table (float32: 4 bytes per cell, 128 MiB).
 DEFAULT_MAX_CELLS = 1 << 25
@@ -117,38 +125,63 @@ class NoisyTableDecider(Decider):
         return self.p_value(x, y, S) > self.alpha
 
 
-def lapmech(data, *, epsilon: float, alpha: float = 0.01, rng: RngLike, max_cells: int = DEFAULT_MAX_CELLS,
-            max_order: int | None = None, node_names: Sequence[str] | None = None) -> PCResult:
+def plan(*, epsilon_total: float) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`lapmech` run: one Laplace release, (ε_total, 0)-DP.
+
+    >>> plan(epsilon_total=1.0).epsilon
+    1.0
+    """
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
+    ledger = PrivacyLedger("add/remove", public=PUBLIC)
+    ledger.charge("LapMech: noisy full contingency table", epsilon=epsilon_total, kind="laplace", sensitivity=1.0,
+                  scale=1.0 / epsilon_total)
+    return PrivacyPlan("lapmech", RELATION, epsilon_total, 0.0, PUBLIC,
+                       "paper 000, Sec. IV-D: Laplace mechanism on a table of L1 sensitivity 1 (DR14 Thm. 3.6)",
+                       "basic", ledger, {"epsilon_total": epsilon_total})
+
+
+def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike,
+            max_cells: int = DEFAULT_MAX_CELLS, max_order: int | None = None,
+            node_names: Sequence[str] | None = None) -> PCResult:
     """LapMech (paper 000, Sec. IV-D): PC with G² tests on one Laplace-noised full contingency table.
 
     Parameters
     ----------
     data : integer category codes (rows × variables), e.g. from
-        :func:`dpcd.datasets.sample_categorical` or :func:`dpcd.realdata.load_adult`.
-        The domain sizes are taken as max code + 1 per column and treated as public.
-    epsilon : privacy budget ε > 0 (charged once).
+        :meth:`dpcd.schema.Schema.encode` or :func:`dpcd.datasets.sample_categorical`.
+    levels : the public domain sizes (sequence, mapping or :class:`~dpcd.schema.Schema`).
+    epsilon_total : privacy budget ε > 0 (charged once).
     alpha : significance level τ; an edge is removed when p > α.
     rng : numpy Generator or integer seed.
     max_cells : refuse (``ValueError``) when ∏ |V_i| exceeds this (default 2²⁵ cells,
-        128 MiB of float32).
+        128 MiB of float32); decided by the public domain sizes only.
     max_order, node_names : as in :func:`dpcd.discovery.pc.pc`.
 
-    Privacy: ε-DP, add/remove one record; public: domain sizes. The ledger
-    holds one Laplace charge (sensitivity 1, scale 1/ε).
+    Privacy: ε-DP, add/remove one record; public: domain sizes (:func:`plan`).
+    The ledger holds one Laplace charge (sensitivity 1, scale 1/ε).
 
     Returns a :class:`PCResult` with the ledger; ``info`` holds
     ``n_cells`` and ``n_computed`` (distinct marginal tests).
+
+    Examples
+    --------
+    >>> from dpcd.datasets import load_bnlearn
+    >>> data = load_bnlearn("cancer", 5000, rng=0)
+    >>> result = lapmech(data.data, levels=data.levels, epsilon_total=1.0, rng=0)
+    >>> result.ledger.total("basic").epsilon
+    1.0
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon_total, "epsilon_total")
     alpha = check_probability(alpha, "alpha")
     codes = _check_categorical(data)
     names = node_names_of(data, node_names)
-    levels = (codes.max(axis=0) + 1).astype(int)
+    levels = public_levels(levels, codes.shape[1], names)
+    check_codes(codes, levels)
     table = noisy_joint_table(codes, levels, epsilon=epsilon, rng=rng, max_cells=max_cells)
-    ledger = PrivacyLedger("add/remove", public=("domains",))
+    ledger = PrivacyLedger("add/remove", public=PUBLIC)
     ledger.charge("LapMech: noisy full contingency table", epsilon=epsilon, kind="laplace", sensitivity=1.0,
                   scale=1.0 / epsilon, note=f"{table.size} cells, Lap(1/epsilon) each")
     decider = NoisyTableDecider(table, alpha)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger)
-    return replace(result, info={"algorithm": "lapmech", "epsilon": epsilon, "alpha": alpha,
+    return replace(result, info={"algorithm": "lapmech", "epsilon_total": epsilon, "alpha": alpha,
                                  "n_cells": int(table.size), "n_computed": decider.n_computed})

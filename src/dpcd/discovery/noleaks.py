@@ -49,10 +49,17 @@ from scipy import optimize
 
 from .._validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_positive
 from ..privacy import PrivacyLedger, analytic_gaussian_sigma
+from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..schema import public_bounds, scale_to_box
 from .notears import ScoreResult, acyclicity, score_result
 from .pc import node_names_of
 
-__all__ = ["clipped_gradient", "gradient_sensitivity", "line_search_charge", "private_notears", "noleaks"]
+__all__ = ["clipped_gradient", "gradient_sensitivity", "line_search_charge", "private_notears", "noleaks",
+           "prepare_run", "plan", "RELATION", "PUBLIC", "score_plan", "check_subset_size"]
+
+RELATION = REPLACE_ONE
+"""NOLEAKS's guarantee is stated under replace one record, with n public."""
+PUBLIC = ("n", "d", "encoding")
 
 
 class _BudgetExhausted(Exception):
@@ -62,6 +69,15 @@ class _BudgetExhausted(Exception):
 def gradient_sensitivity(n: int, d: int, clip: float) -> float:
     """ℓ₂ sensitivity √(d(d − 1))·2s/n of the per-record-clipped mean gradient (replace one record)."""
     return math.sqrt(d * (d - 1)) * 2.0 * clip / n
+
+
+def check_subset_size(n: int, m: int) -> tuple[int, int]:
+    """(n, m) checked: the line-search subset of m rows must be smaller than the n (public) rows."""
+    n = check_int(n, "n", minimum=2)
+    m = check_int(m, "line_search_size", minimum=2)
+    if m >= n:
+        raise ValueError(f"line_search_size must be < n ({n}), got {m}")
+    return n, m
 
 
 def line_search_charge(n: int, m: int) -> tuple[float, float]:
@@ -160,9 +176,15 @@ def private_notears(X: np.ndarray, budgets: np.ndarray, *, delta: float, rng: np
     return adj(w_est), info
 
 
-def _prepare(X, node_names, delta, lambda1, clip, w_threshold, line_search_size, rng):
+def prepare_run(X, node_names, delta, lambda1, clip, w_threshold, line_search_size, rng, bounds=None):
+    """Checked inputs of a private NOTEARS run, its line-search rows and its ledger (charged for them).
+
+    With public ``bounds`` the columns are mapped onto [−1, 1] (:func:`dpcd.schema.scale_to_box`).
+    """
     names = node_names_of(X, node_names)
     X = as_data_matrix(X, "X", kind="numeric", min_rows=2)
+    if bounds is not None:
+        X = scale_to_box(X, public_bounds(bounds, X.shape[1], names))
     delta = check_delta(delta)
     check_positive(lambda1, "lambda1", allow_zero=True)
     clip = check_positive(clip, "clip")
@@ -173,21 +195,62 @@ def _prepare(X, node_names, delta, lambda1, clip, w_threshold, line_search_size,
         raise ValueError(f"line_search_size must be < n ({n}), got {m}")
     generator = as_rng(rng)
     rows = np.sort(generator.choice(n, size=m, replace=False))
-    ledger = PrivacyLedger("replace", public=("n", "d", "encoding"))
+    ledger = PrivacyLedger("replace", public=PUBLIC)
     eps_ls, delta_ls = line_search_charge(n, m)
     ledger.charge("line_search_subset", epsilon=eps_ls, delta=delta_ls, kind="approx",
                   note="exact objective on a random m-row subset (NOLEAKS artifact's accounting)")
     return names, X, delta, clip, generator, rows, ledger, eps_ls
 
 
+def score_plan(name: str, budgets: np.ndarray, *, delta: float, n: int, line_search_size: int,
+               theorem: str, parameters: dict) -> PrivacyPlan:
+    """Plan of a private-NOTEARS run: the line-search subset plus one analytic-Gaussian charge per budget.
+
+    Basic composition, as the papers account: ε = line-search ε + Σ budgets,
+    δ = m/n + len(budgets)·δ. The subset's δ = m/n is far above a usual δ, so
+    ``discover`` refuses these algorithms at planning time for δ < m/n.
+    """
+    n, m = check_subset_size(n, line_search_size)
+    eps_ls, delta_ls = line_search_charge(n, m)
+    ledger = PrivacyLedger("replace", public=PUBLIC)
+    ledger.charge("line_search_subset", epsilon=eps_ls, delta=delta_ls, kind="approx")
+    for value, count in zip(*np.unique(np.asarray(budgets, dtype=float), return_counts=True)):
+        ledger.charge("gradient", epsilon=float(value), delta=delta, count=int(count), kind="gaussian")
+    total = ledger.total("basic")
+    return PrivacyPlan(name, RELATION, total.epsilon, total.delta, PUBLIC, theorem, "basic", ledger, parameters)
+
+
+def plan(*, epsilon_total: float, delta: float, n: int, max_evaluations: int = 100,
+         line_search_size: int = 1000) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`noleaks` run with ``epsilon_total`` (basic composition).
+
+    >>> round(plan(epsilon_total=1.0, delta=1e-6, n=10_000).delta, 6)   # m/n = 0.1 from the line-search subset
+    0.1001
+    """
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
+    delta = check_delta(delta)
+    max_evaluations = check_int(max_evaluations, "max_evaluations", minimum=1)
+    eps_ls, _ = line_search_charge(*check_subset_size(n, line_search_size))
+    if epsilon_total <= eps_ls:
+        raise ValueError(f"epsilon_total={epsilon_total} does not exceed the line-search subset's charge {eps_ls:.4g}")
+    budgets = np.full(max_evaluations, (epsilon_total - eps_ls) / max_evaluations)
+    return score_plan("noleaks", budgets, delta=delta, n=n, line_search_size=line_search_size,
+                      theorem="analytic Gaussian per gradient evaluation (BW18), exact statistics of a random "
+                              "m-row subset (NOLEAKS artifact), basic composition",
+                      parameters={"epsilon_total": epsilon_total, "max_evaluations": max_evaluations})
+
+
 def noleaks(X, *, delta: float, rng: RngLike, epsilon: float | None = None, epsilon_total: float | None = None,
             max_evaluations: int = 100, lambda1: float = 0.1, clip: float = 2.0, w_threshold: float = 0.3,
-            line_search_size: int = 1000, max_iter: int = 100, node_names: Sequence[str] | None = None) -> ScoreResult:
+            line_search_size: int = 1000, max_iter: int = 100, node_names: Sequence[str] | None = None,
+            bounds=None) -> ScoreResult:
     """NOLEAKS: private linear NOTEARS with a uniform per-evaluation budget.
 
     Parameters
     ----------
     X : n × d numeric data (encode categories with ``encode_ordinal``).
+    bounds : optional public (lower, upper) per column; the columns are then
+        mapped onto [−1, 1] before the run (otherwise used as given).
     delta : δ of every gradient evaluation.
     rng : Generator or seed.
     epsilon : ε of every gradient evaluation (the artifact's setting; the total
@@ -205,8 +268,8 @@ def noleaks(X, *, delta: float, rng: RngLike, epsilon: float | None = None, epsi
     if (epsilon is None) == (epsilon_total is None):
         raise ValueError("give exactly one of epsilon (per evaluation) and epsilon_total")
     max_evaluations = check_int(max_evaluations, "max_evaluations", minimum=1)
-    names, X, delta, clip, generator, rows, ledger, eps_ls = _prepare(
-        X, node_names, delta, lambda1, clip, w_threshold, line_search_size, rng)
+    names, X, delta, clip, generator, rows, ledger, eps_ls = prepare_run(
+        X, node_names, delta, lambda1, clip, w_threshold, line_search_size, rng, bounds)
     if epsilon is not None:
         per_eval = check_epsilon(epsilon)
     else:

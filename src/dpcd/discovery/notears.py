@@ -31,6 +31,7 @@ from scipy import optimize
 
 from .._validation import as_data_matrix, check_int, check_positive
 from ..graphs import dag_to_cpdag
+from ..schema import public_levels
 
 __all__ = ["ScoreResult", "acyclicity", "notears", "score_result", "encode_ordinal", "w_to_dag"]
 
@@ -84,18 +85,17 @@ def score_result(W: np.ndarray, nodes: Sequence[str], *, ledger=None, info: dict
     return ScoreResult(nodes, W, dag, dag_to_cpdag(dag), ledger, dict(info or {}))
 
 
-def encode_ordinal(codes, levels: Sequence[int] | None = None) -> np.ndarray:
+def encode_ordinal(codes, levels) -> np.ndarray:
     """Integer category codes → numbers in [−1, 1] from the public domain only.
 
     Column j with k_j levels maps code c to (c − (k_j − 1)/2) / ((k_j − 1)/2)
     (a constant column maps to 0). No statistic of the data is used, so the
     encoding costs no privacy. This replaces the NOLEAKS artifact's
     frequency-ordered truncated-normal encoding, whose ordering uses the
-    data's category frequencies.
+    data's category frequencies. ``levels``: the public domain sizes.
     """
     codes = np.asarray(codes)
-    if levels is None:
-        levels = codes.max(axis=0) + 1
+    levels = public_levels(levels, codes.shape[1])
     half = (np.asarray(levels, dtype=float) - 1.0) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(half > 0, (codes - half) / np.where(half > 0, half, 1.0), 0.0)

@@ -28,6 +28,7 @@ Meek (1995), "Causal inference and causal explanation with background knowledge"
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
@@ -50,6 +51,7 @@ __all__ = [
     "orient",
     "run_pc",
     "node_names_of",
+    "worst_case_tests",
 ]
 
 
@@ -129,6 +131,10 @@ class PCResult:
     both directions. ``skeleton``: set of unordered pairs. ``sepsets``: the
     separating set of every removed pair (by name). ``n_tests``: CI decisions
     made. ``ledger``: the privacy ledger of a private run (None otherwise).
+    ``info``: the run's parameters and diagnostics. For a private run the
+    released output is the graph (and what the ledger charged); diagnostics
+    such as timings or score statistics may be computed without noise and are
+    for the data holder, not for release.
     """
 
     nodes: tuple[str, ...]
@@ -260,6 +266,22 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
     result = run_pc(names, PValueDecider(tester, alpha), max_order=max_order)
     test_name = ci_test if isinstance(ci_test, str) else getattr(ci_test, "__name__", "custom")
     return replace(result, info={"ci_test": test_name, "alpha": alpha, "n_computed": tester.n_computed})
+
+
+def worst_case_tests(p: int, max_order: int | None = None) -> int:
+    """Most CI tests the PC skeleton search can make on ``p`` variables up to ``max_order``.
+
+    At order k each ordered pair (x, y) is tested against at most C(p − 2, k)
+    conditioning sets, so the search makes at most p(p − 1) Σ_{k ≤ m} C(p − 2, k)
+    tests, m = min(max_order, p − 2). Data-independent, hence public: the
+    privacy plans of per-test algorithms charge this many rounds.
+
+    >>> worst_case_tests(4, 1)
+    36
+    """
+    p = check_int(p, "p", minimum=2)
+    last = p - 2 if max_order is None else min(check_int(max_order, "max_order", minimum=0), p - 2)
+    return p * (p - 1) * sum(math.comb(p - 2, k) for k in range(last + 1))
 
 
 def node_names_of(data, node_names: Sequence[str] | None = None) -> list[str]:

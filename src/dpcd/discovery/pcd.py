@@ -51,6 +51,7 @@ from .._validation import RngLike, as_data_matrix, as_rng, check_epsilon, check_
 from ..citests import CITester
 from ..graphs import cpdag_pair_prf, skeleton_prf
 from ..privacy import PrivacyLedger
+from ..privacy.relation import REPLACE_ONE
 from ..rcit import RCITTester, kendall_ci_test, kendall_pvalue_sensitivity, permutation_sensitivity
 from .pc import Decider, PCResult, node_names_of, run_pc
 
@@ -58,6 +59,8 @@ __all__ = [
     "CI_TESTS",
     "PCDDecider",
     "ci_error_cell",
+    "RELATION",
+    "DIFFERENTIALLY_PRIVATE",
     "discovery_cell",
     "network_cell",
     "sachs_cell",
@@ -157,7 +160,13 @@ class PCDDecider(Decider):
         return ledger
 
 
-def pcd(data, *, epsilon: float, alpha: float = 0.05, ci_test: Literal["rcit", "kendall"] = "rcit",
+RELATION = REPLACE_ONE
+"""The relation of the paper's accounting (replace one record, m public); not a proven guarantee."""
+DIFFERENTIALLY_PRIVATE = False
+"""PCD calibrates noise to a local sensitivity: no data-independent plan bounds its privacy loss."""
+
+
+def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal["rcit", "kendall"] = "rcit",
         rng: RngLike, n_permutations: int = 100, lam: float = 1.0, max_order: int | None = None,
         node_names: Sequence[str] | None = None) -> PCResult:
     """PCD (Zhang et al. 2023, Alg. 1) on numeric ``data``: a CPDAG and its ledger.
@@ -165,7 +174,7 @@ def pcd(data, *, epsilon: float, alpha: float = 0.05, ci_test: Literal["rcit", "
     Parameters
     ----------
     data : numeric array or DataFrame (rows × variables).
-    epsilon : ε of each noisy comparison (``math.inf`` = non-private PC with the same test).
+    epsilon_per_test : ε of each noisy comparison (``math.inf`` = non-private PC with the same test).
     alpha : significance level (edge removed when p > α).
     ci_test : "rcit" (KRR + HSIC, k = ``n_permutations``, λ = ``lam``) or
         "kendall" (conditional Kendall's τ baseline).
@@ -176,7 +185,7 @@ def pcd(data, *, epsilon: float, alpha: float = 0.05, ci_test: Literal["rcit", "
     accounting. Δ_P is a **local** sensitivity, so this is *not* a proven
     ε-DP guarantee (see the module docstring).
     """
-    epsilon = check_epsilon(epsilon, allow_inf=True)
+    epsilon = check_epsilon(epsilon_per_test, "epsilon_per_test", allow_inf=True)
     alpha = check_probability(alpha, "alpha")
     if ci_test not in CI_TESTS:
         raise ValueError(f"ci_test must be one of {CI_TESTS}, got {ci_test!r}")
@@ -186,7 +195,7 @@ def pcd(data, *, epsilon: float, alpha: float = 0.05, ci_test: Literal["rcit", "
     tester = make_tester(data, ci_test, rng=test_rng, n_permutations=n_permutations, lam=lam)
     decider = PCDDecider(tester, epsilon=epsilon, alpha=alpha, rng=noise_rng)
     result = run_pc(names, decider, max_order=max_order)
-    info = {"ci_test": ci_test, "alpha": alpha, "epsilon": epsilon, "n_noisy": decider.n_noisy,
+    info = {"ci_test": ci_test, "alpha": alpha, "epsilon_per_test": epsilon, "n_noisy": decider.n_noisy,
             "n_direct": decider.n_direct, "n_computed": tester.n_computed,
             "privacy": "local-sensitivity calibration (paper's accounting, not a proven guarantee)"}
     return _with(result, ledger=decider.ledger(), info=info)

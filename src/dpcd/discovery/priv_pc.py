@@ -53,12 +53,17 @@ import numpy as np
 from .._validation import RngLike, as_rng, as_data_matrix, check_delta, check_epsilon, check_int, check_probability
 from ..citests import CITester, normal_two_sided_p
 from ..privacy.ledger import PrivacyLedger
+from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..schema import public_levels
 from ..privacy.sensitivity import conditional_kendall_pvalue_sensitivity, reference_pvalue_sensitivity
 from ..privacy.sieve import SieveAndExamine, optimal_subsample_size
-from .pc import Decider, PCResult, node_names_of, run_pc
+from .pc import Decider, PCResult, node_names_of, run_pc, worst_case_tests
 
 __all__ = [
     "priv_pc",
+    "plan",
+    "RELATION",
+    "PUBLIC",
     "KendallPValueQuery",
     "SieveKendallDecider",
     "kendall_pvalue_sensitivity",
@@ -68,6 +73,9 @@ __all__ = [
 ]
 
 SensitivityMode = Literal["proven", "reference"]
+RELATION = REPLACE_ONE
+"""Priv-PC's guarantee is proven under replace one record, with n public."""
+PUBLIC = ("n", "domains")
 
 
 def reference_max_order(n: int, p: int) -> int:
@@ -98,14 +106,19 @@ def kendall_pvalue_sensitivity(n: int, levels: Sequence[int], max_order: int, *,
                                                   neighbouring="replace")
 
 
-def kendall_run_setup(data, node_names: Sequence[str] | None, max_order: int | None):
-    """Checked codes, node names, maximum order (default: the authors' cap) and the p-value query of a run."""
+def kendall_run_setup(data, node_names: Sequence[str] | None, max_order: int | None, levels):
+    """Checked codes, node names, maximum order (default: the authors' cap) and the p-value query of a run.
+
+    ``levels`` are the public domain sizes (:func:`dpcd.schema.public_levels`);
+    the codes must lie in 0..levels − 1.
+    """
     codes = as_data_matrix(data, kind="discrete")
     names = node_names_of(data, node_names)
+    levels = public_levels(levels, codes.shape[1], names)
     if max_order is None:
         max_order = reference_max_order(*codes.shape)
     max_order = check_int(max_order, "max_order", minimum=0)
-    return codes, names, max_order, KendallPValueQuery(codes)
+    return codes, names, max_order, KendallPValueQuery(codes, levels)
 
 
 class KendallPValueQuery:
@@ -116,11 +129,11 @@ class KendallPValueQuery:
     are all rows). Reusable by any sensitivity-aware decider (e.g. CURATE).
     """
 
-    def __init__(self, codes: np.ndarray, levels: np.ndarray | None = None):
-        self.tester = CITester(codes, "kendall", variant="a")
+    def __init__(self, codes: np.ndarray, levels):
+        self.tester = CITester(codes, "kendall", variant="a", levels=levels)
         self.codes = self.tester.data
         self.n = self.tester.n_rows
-        self.levels = self.tester.levels if levels is None else np.asarray(levels)
+        self.levels = self.tester.levels
         self._rows_key: int | None = None
         self._rows_tester: CITester | None = None
         self.n_subsample_tests = 0
@@ -137,7 +150,7 @@ class KendallPValueQuery:
             return self
         if self._rows_key != id(rows):
             self._rows_key = id(rows)
-            self._rows_tester = CITester(self.codes[rows], "kendall", variant="a")
+            self._rows_tester = CITester(self.codes[rows], "kendall", variant="a", levels=self.levels)
         tester = self._rows_tester
 
         def query(x: int, y: int, S: tuple[int, ...]) -> float:
@@ -183,17 +196,55 @@ def privacy_totals(ledger: PrivacyLedger, delta: float) -> dict[str, float]:
             "epsilon_tight": tight.epsilon, "delta": delta}
 
 
-def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, threshold_tweak: float = 0.02,
-            subsample_size: int | None = None, rng: RngLike, max_order: int | None = None,
-            node_names: Sequence[str] | None = None, sensitivity: SensitivityMode = "proven") -> PCResult:
+def _examined_plan(name: str, rounds: int, epsilon_per_test: float, delta: float, theorem: str,
+                   parameters: dict) -> PrivacyPlan:
+    """Plan of a sieve-and-examine run of at most ``rounds`` examined tests (ε/2 sieve + ε/2 examine) plus
+    one open sieve (ε/2), composed by the tight PLD accountant at ``delta``."""
+    ledger = PrivacyLedger("replace", public=PUBLIC)
+    ledger.charge("sieve", epsilon=epsilon_per_test / 2.0, count=rounds, kind="pure")
+    ledger.charge("examine", epsilon=epsilon_per_test / 2.0, count=rounds, kind="laplace")
+    ledger.charge("sieve (open)", epsilon=epsilon_per_test / 2.0, kind="pure")
+    totals = privacy_totals(ledger, delta)
+    return PrivacyPlan(name, RELATION, totals["epsilon_tight"], delta, PUBLIC, theorem, "tight", ledger,
+                       {**parameters, "rounds": rounds})
+
+
+def plan(*, epsilon_per_test: float, delta: float, p: int, n: int, max_order: int | None = None) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`priv_pc` run on ``p`` variables and ``n`` (public) rows.
+
+    Every examined test is one round (ε-DP, [WPS20, Thm 1]); a run examines at
+    most :func:`~dpcd.discovery.pc.worst_case_tests` tests up to ``max_order``
+    (default: the authors' cap, a function of the public n and p) and charges
+    one more open sieve. The worst case is composed by the tight accountant at δ.
+
+    >>> round(plan(epsilon_per_test=0.01, delta=1e-6, p=4, n=1000).epsilon, 3) < 0.01 * 36
+    True
+    """
+    epsilon_per_test = check_epsilon(epsilon_per_test, "epsilon_per_test")
+    delta = check_delta(delta)
+    p = check_int(p, "p", minimum=2)
+    n = check_int(n, "n", minimum=2)
+    order = reference_max_order(n, p) if max_order is None else check_int(max_order, "max_order", minimum=0)
+    return _examined_plan("priv_pc", worst_case_tests(p, order), epsilon_per_test, delta,
+                          "[WPS20] Thm 1 per examined test (sieve amplified by sub-sampling, BBG18 Thm 9; "
+                          "Laplace examine), worst-case number of tests composed by the PLD accountant",
+                          {"epsilon_per_test": epsilon_per_test, "max_order": order})
+
+
+def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha: float = 0.10,
+            threshold_tweak: float = 0.02, subsample_size: int | None = None, rng: RngLike,
+            max_order: int | None = None, node_names: Sequence[str] | None = None,
+            sensitivity: SensitivityMode = "proven") -> PCResult:
     """Priv-PC [WPS20, Alg. 2] on integer-coded ordinal data.
 
     Parameters
     ----------
     data : rows × variables of integer category codes (array or DataFrame).
-    epsilon : the per-test privacy parameter ε of the paper: each examined CI
-        test costs ε (ε/2 sieve + ε/2 examine). The accumulated cost is in the
-        ledger and ``info``.
+    levels : the public domain sizes (sequence, mapping or :class:`~dpcd.schema.Schema`);
+        they fix the table shapes and the number of strata in the sensitivity.
+    epsilon_per_test : the per-test privacy parameter ε of the paper: each
+        examined CI test costs ε (ε/2 sieve + ε/2 examine). The accumulated
+        cost is in the ledger; :func:`plan` gives the worst case.
     delta : δ at which the accumulated cost is reported (advanced composition's
         δ' and the tight accountant's target δ).
     alpha : threshold T on the one-sided p-value (the edge is removed when the
@@ -203,7 +254,8 @@ def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, t
     rng : Generator or seed.
     max_order : largest conditioning set; None = the authors' min(⌊log₂ n⌋ − 5, p − 2).
     node_names : variable names (default: DataFrame columns or X1..Xp).
-    sensitivity : "proven" or "reference" (see the module docstring).
+    sensitivity : "proven" or "reference" (see the module docstring; "reference"
+        is the authors' calibration, not proven for conditional tests).
 
     Returns a :class:`PCResult` whose ``ledger`` is a replace-one
     :class:`PrivacyLedger` (totals on demand: ``privacy_totals(result.ledger,
@@ -211,17 +263,26 @@ def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, t
     (sieved, examined, full-data and sub-sample tests) and the calibration used.
 
     Privacy: (ε_tot, δ)-DP under replace-one neighbours with n and domains
-    public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_advanced"]``
-    (or the tighter ``"epsilon_tight"``), by [WPS20, Thm 1] per round and composition.
+    public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_tight"]``
+    for this run and at most :func:`plan`'s worst case for any run, by
+    [WPS20, Thm 1] per round and composition.
+
+    Examples
+    --------
+    >>> from dpcd.datasets import load_bnlearn
+    >>> data = load_bnlearn("asia", 20000, rng=0)
+    >>> result = priv_pc(data.data, levels=data.levels, epsilon_per_test=1.0, rng=1)
+    >>> result.ledger.neighbouring
+    'replace'
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon_per_test, "epsilon_per_test")
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     threshold_tweak = float(threshold_tweak)
     if not 0 <= threshold_tweak < alpha:
         raise ValueError(f"threshold_tweak must be in [0, alpha) so the sieve threshold alpha - t is positive, "
                          f"got {threshold_tweak} with alpha={alpha}")
-    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order)
+    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order, levels)
     n, p = codes.shape
     if subsample_size is None:
         subsample_size = optimal_subsample_size(n, epsilon)
@@ -232,14 +293,14 @@ def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, t
     order_cap = min(max_order, p - 2)
     full_sensitivity = kendall_pvalue_sensitivity(n, query.levels, order_cap, sensitivity=sensitivity)
     sub_sensitivity = kendall_pvalue_sensitivity(subsample_size, query.levels, order_cap, sensitivity=sensitivity)
-    ledger = PrivacyLedger(neighbouring="replace", public=("n", "domains"))
+    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
     mechanism = SieveAndExamine(n=n, threshold=alpha, threshold_tweak=threshold_tweak, epsilon=epsilon,
                                 sensitivity=full_sensitivity, subsample_sensitivity=sub_sensitivity,
                                 subsample_size=subsample_size, rng=generator, ledger=ledger)
     result = run_pc(names, SieveKendallDecider(query, mechanism), max_order=max_order, ledger=ledger)
     mechanism.finish()
     info = {
-        "algorithm": "priv_pc", "epsilon": epsilon, "delta": delta, "alpha": alpha,
+        "algorithm": "priv_pc", "epsilon_per_test": epsilon, "delta": delta, "alpha": alpha,
         "threshold_tweak": threshold_tweak, "subsample_size": subsample_size, "n": n, "max_order": max_order,
         "sensitivity_mode": sensitivity, "sensitivity": full_sensitivity,
         "subsample_sensitivity": sub_sensitivity, "sieve_epsilon": mechanism.sieve_epsilon,
@@ -251,7 +312,8 @@ def priv_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, t
 
 # --------------------------------------------------------------------------- experiment cell (notebook priv_pc)
 
-ALGORITHMS = ("priv_pc", "priv_pc_nosub", "svt_pc", "em_pc", "subsampled_gaussian")
+EXPERIMENT_LINES = ("priv_pc", "priv_pc_nosub", "svt_pc", "em_pc", "subsampled_gaussian")
+"""The lines of the priv_pc notebook (registry algorithms plus Priv-PC without sub-sampling)."""
 
 
 def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike, alpha: float = 0.10,
@@ -277,10 +339,11 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     from ..graphs import cpdag_pair_prf, dag_to_cpdag
     from .pc import pc
 
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
+    if algorithm not in EXPERIMENT_LINES:
+        raise ValueError(f"algorithm must be one of {EXPERIMENT_LINES}, got {algorithm!r}")
     generator = as_rng(rng)
-    data, dag = load_bnlearn(network, n, generator)
+    sample = load_bnlearn(network, n, generator)
+    data, dag, levels = sample.data, sample.dag, sample.levels  # the network's domains: public
     codes = np.asarray(data)
     names = list(data.columns)
     truth = dag_to_cpdag(dag)
@@ -289,26 +352,28 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     if algorithm == "em_pc":
         from .em_pc import em_pc
 
-        result, seconds = timed(em_pc, codes, epsilon=epsilon, alpha=alpha, rng=generator, node_names=names)
+        result, seconds = timed(em_pc, codes, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
+                                node_names=names)
         n_full = result.n_tests
     elif algorithm == "subsampled_gaussian":
         from ..privacy.mechanisms import analytic_gaussian_sigma
         from .subsampled_gaussian_pc import subsampled_gaussian_pc
 
         sigma = analytic_gaussian_sigma(2.0, epsilon, delta)
-        result, seconds = timed(subsampled_gaussian_pc, codes, sigma=sigma, sampling_rate=sampling_rate,
-                                delta=delta, alpha=alpha, rng=generator, max_order=max_order, node_names=names,
+        result, seconds = timed(subsampled_gaussian_pc, codes, levels=levels, sigma=sigma,
+                                sampling_rate=sampling_rate, delta=delta, alpha=alpha, rng=generator, max_order=max_order, node_names=names,
                                 sensitivity=sensitivity)
         n_full = result.info["n_full_tests"]
     elif algorithm == "svt_pc":
         from .svt_pc import svt_pc
 
-        result, seconds = timed(svt_pc, codes, epsilon=epsilon, delta=delta, alpha=alpha, rng=generator,
+        result, seconds = timed(svt_pc, codes, levels=levels, epsilon_per_edge=epsilon, delta=delta, alpha=alpha,
+                                rng=generator,
                                 max_order=max_order, node_names=names, sensitivity=sensitivity)
         n_full = result.info["n_full_tests"]
     else:
         size = len(codes) if algorithm == "priv_pc_nosub" else None
-        result, seconds = timed(priv_pc, codes, epsilon=epsilon, delta=delta, alpha=alpha,
+        result, seconds = timed(priv_pc, codes, levels=levels, epsilon_per_test=epsilon, delta=delta, alpha=alpha,
                                 threshold_tweak=threshold_tweak, subsample_size=size, rng=generator,
                                 max_order=max_order, node_names=names, sensitivity=sensitivity)
         n_full = result.info["n_full_tests"]

@@ -69,21 +69,18 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-from .._validation import RngLike, as_rng, check_delta, check_positive, check_probability
+from .._validation import RngLike, as_rng, check_delta, check_int, check_positive, check_probability
 from ..privacy.ledger import PrivacyLedger, subsampled_gaussian_epsilon
-from .pc import Decider, PCResult, run_pc
-from .priv_pc import KendallPValueQuery, SensitivityMode, kendall_pvalue_sensitivity, kendall_run_setup
+from ..privacy.relation import PrivacyPlan
+from .pc import Decider, PCResult, run_pc, worst_case_tests
+from .priv_pc import (PUBLIC, RELATION, KendallPValueQuery, SensitivityMode, kendall_pvalue_sensitivity,
+                      kendall_run_setup, privacy_totals, reference_max_order)
 
-__all__ = ["subsampled_gaussian_pc", "SubsampledGaussianDecider", "max_tests", "subsample_size_lower_bound"]
+__all__ = ["subsampled_gaussian_pc", "SubsampledGaussianDecider", "subsample_size_lower_bound", "plan",
+           "RELATION", "PUBLIC"]
 
 #: probability per test that the Poisson sub-sample is smaller than its public lower bound m_lo
 SIZE_FAILURE = 1e-12
-
-
-def max_tests(p: int, max_order: int) -> int:
-    """Public upper bound on PC's CI tests: p(p − 1)Σ_{k ≤ max_order} C(p − 2, k) (both endpoints' sets)."""
-    order = min(max_order, max(p - 2, 0))
-    return max(1, p * (p - 1) * sum(math.comb(p - 2, k) for k in range(order + 1)))
 
 
 def subsample_size_lower_bound(n: int, sampling_rate: float, beta: float = SIZE_FAILURE) -> tuple[int, float]:
@@ -132,14 +129,47 @@ class SubsampledGaussianDecider(Decider):
         return bool(noisy > self.alpha)
 
 
-def subsampled_gaussian_pc(data, *, sigma: float, sampling_rate: float, delta: float = 1e-3, alpha: float = 0.10,
-                           rng: RngLike, max_order: int | None = None, node_names: Sequence[str] | None = None,
+def plan(*, sigma: float, sampling_rate: float, delta: float, p: int, n: int,
+         max_order: int | None = None) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`subsampled_gaussian_pc` run.
+
+    At most :func:`~dpcd.discovery.pc.worst_case_tests` sub-sampled Gaussian
+    steps T, composed by the PLD accountant at δ − T·β, so that with the
+    sub-sample-size failure probability β of every possible test the total is
+    (ε, δ).
+
+    >>> plan(sigma=50.0, sampling_rate=0.1, delta=1e-6, p=3, n=1000).relation.name
+    'replace'
+    """
+    sigma = check_positive(sigma, "sigma")
+    delta = check_delta(delta)
+    p, n = check_int(p, "p", minimum=2), check_int(n, "n", minimum=2)
+    order = reference_max_order(n, p) if max_order is None else check_int(max_order, "max_order", minimum=0)
+    rounds = worst_case_tests(p, order)
+    _, failure = subsample_size_lower_bound(n, sampling_rate)
+    accountant_delta = delta - rounds * failure
+    if accountant_delta <= 0:
+        raise ValueError(f"delta={delta} does not cover the sub-sample-size failure probability of {rounds} tests")
+    ledger = PrivacyLedger("replace", public=PUBLIC)
+    ledger.charge("ci_test", kind="subsampled_gaussian", sampling_rate=sampling_rate, noise_multiplier=sigma,
+                  delta=accountant_delta / rounds, count=rounds)
+    epsilon = privacy_totals(ledger, accountant_delta)["epsilon_tight"]
+    return PrivacyPlan("subsampled_gaussian_pc", RELATION, epsilon, delta, PUBLIC,
+                       "Poisson-sub-sampled Gaussian per test (ACGMMTZ16; MTZ19), worst-case test count composed "
+                       "by the PLD accountant (DGKKM22)", "tight", ledger,
+                       {"sigma": sigma, "sampling_rate": sampling_rate, "rounds": rounds})
+
+
+def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, delta: float = 1e-3,
+                           alpha: float = 0.10, rng: RngLike, max_order: int | None = None,
+                           node_names: Sequence[str] | None = None,
                            sensitivity: SensitivityMode = "proven") -> PCResult:
     """PC with a Poisson-sub-sampled Gaussian mechanism on every CI test (see the module docstring).
 
     Parameters
     ----------
     data : rows × variables of integer category codes (array or DataFrame).
+    levels : the public domain sizes (sequence, mapping or :class:`~dpcd.schema.Schema`).
     sigma : the noise multiplier σ = (noise standard deviation)/Δ.
     sampling_rate : q ∈ (0, 1], the Poisson sampling probability of each row (fresh per test).
     delta : δ of the reported total (tight accountant's target δ; basic/advanced
@@ -165,7 +195,7 @@ def subsampled_gaussian_pc(data, *, sigma: float, sampling_rate: float, delta: f
         raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate}")
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
-    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order)
+    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order, levels)
     n, p = codes.shape
     generator = as_rng(rng)
     order_cap = min(max_order, max(p - 2, 0))
@@ -174,9 +204,9 @@ def subsampled_gaussian_pc(data, *, sigma: float, sampling_rate: float, delta: f
         raise ValueError(f"sampling_rate={sampling_rate} is too small for n={n}: the sub-sample's public lower "
                          f"bound is {subsample_min} rows")
     p_sensitivity = kendall_pvalue_sensitivity(subsample_min, query.levels, order_cap, sensitivity=sensitivity)
-    step_delta = delta / max_tests(p, order_cap)
+    step_delta = delta / worst_case_tests(p, order_cap)
     step_epsilon = subsampled_gaussian_epsilon(sigma, sampling_rate, step_delta, neighbouring="replace")
-    ledger = PrivacyLedger(neighbouring="replace", public=("n", "domains"))
+    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
     decider = SubsampledGaussianDecider(query, sampling_rate=sampling_rate, noise_sd=sigma * p_sensitivity,
                                         alpha=alpha, rng=generator, ledger=ledger, noise_multiplier=sigma,
                                         step_delta=step_delta, step_epsilon=step_epsilon)

@@ -12,8 +12,9 @@ Priv-PC adds.
 Privacy guarantee: each AboveThreshold run is ε-DP [DR14, Thm 3.23] under
 replace-one neighbours (n and domains public; the sensitivity is the
 replace-one p-value sensitivity of ``priv_pc``). The ledger charges ε per hit
-and ε for a last run that answered queries without a hit; totals as in
-``priv_pc``.
+and ε for a last run that answered queries without a hit; every hit removes an
+edge, so a run charges at most p(p − 1)/2 + 1 runs whatever the data
+(:func:`plan`, composed by the tight accountant).
 
 References
 ----------
@@ -27,13 +28,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_probability
+from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
 from ..privacy.ledger import PrivacyLedger
 from ..privacy.mechanisms import SparseVector
+from ..privacy.relation import PrivacyPlan
 from .pc import Decider, PCResult, run_pc
-from .priv_pc import SensitivityMode, kendall_pvalue_sensitivity, kendall_run_setup
+from .priv_pc import PUBLIC, RELATION, SensitivityMode, kendall_pvalue_sensitivity, kendall_run_setup, privacy_totals
 
-__all__ = ["svt_pc", "SparseVectorDecider"]
+__all__ = ["svt_pc", "SparseVectorDecider", "plan", "RELATION", "PUBLIC"]
 
 
 class SparseVectorDecider(Decider):
@@ -75,27 +77,59 @@ class SparseVectorDecider(Decider):
             self._open = 0
 
 
-def svt_pc(data, *, epsilon: float, delta: float = 1e-3, alpha: float = 0.10, rng: RngLike,
+def plan(*, epsilon_per_edge: float, delta: float, p: int) -> PrivacyPlan:
+    """The data-independent guarantee of any :func:`svt_pc` run on ``p`` variables.
+
+    At most p(p − 1)/2 AboveThreshold runs end in a hit (each removes an edge)
+    plus one open run, each ε-DP [DR14, Thm 3.23]; composed by the tight
+    accountant at δ.
+
+    >>> plan(epsilon_per_edge=0.1, delta=1e-6, p=3).charges.n_charges
+    4
+    """
+    epsilon_per_edge = check_epsilon(epsilon_per_edge, "epsilon_per_edge")
+    delta = check_delta(delta)
+    p = check_int(p, "p", minimum=2)
+    rounds = p * (p - 1) // 2 + 1
+    ledger = PrivacyLedger("replace", public=PUBLIC)
+    ledger.charge("above_threshold", epsilon=epsilon_per_edge, count=rounds, kind="pure")
+    totals = privacy_totals(ledger, delta)
+    return PrivacyPlan("svt_pc", RELATION, totals["epsilon_tight"], delta, PUBLIC,
+                       "AboveThreshold per removed edge (DR14 Thm 3.23), at most p(p-1)/2 + 1 runs, PLD accountant",
+                       "tight", ledger, {"epsilon_per_edge": epsilon_per_edge, "rounds": rounds})
+
+
+def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-3, alpha: float = 0.10, rng: RngLike,
            max_order: int | None = None, node_names: Sequence[str] | None = None,
            sensitivity: SensitivityMode = "proven") -> PCResult:
     """SVT-PC: PC with one AboveThreshold run per removed edge, ε each.
 
-    Parameters as in :func:`dpcd.discovery.priv_pc.priv_pc` (``epsilon`` is
-    the per-hit privacy parameter). Returns a :class:`PCResult` with a
-    replace-one ledger (totals: ``privacy_totals(result.ledger, delta)``).
+    Parameters as in :func:`dpcd.discovery.priv_pc.priv_pc`, except
+    ``epsilon_per_edge``: the privacy parameter of one AboveThreshold run,
+    charged once per removed edge and once for the last open run. Returns a
+    :class:`PCResult` with a replace-one ledger (totals:
+    ``privacy_totals(result.ledger, delta)``; worst case: :func:`plan`).
+
+    Examples
+    --------
+    >>> from dpcd.datasets import load_bnlearn
+    >>> data = load_bnlearn("cancer", 5000, rng=0)
+    >>> result = svt_pc(data.data, levels=data.levels, epsilon_per_edge=1.0, rng=1)
+    >>> result.ledger.n_charges <= 5 * 4 // 2 + 1
+    True
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon_per_edge, "epsilon_per_edge")
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
-    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order)
+    codes, names, max_order, query = kendall_run_setup(data, node_names, max_order, levels)
     n, p = codes.shape
     sens = kendall_pvalue_sensitivity(n, query.levels, min(max_order, p - 2), sensitivity=sensitivity)
-    ledger = PrivacyLedger(neighbouring="replace", public=("n", "domains"))
+    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
     decider = SparseVectorDecider(query, threshold=alpha, epsilon=epsilon, sensitivity=sens, rng=rng, ledger=ledger)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger)
     decider.finish()
     info = {
-        "algorithm": "svt_pc", "epsilon": epsilon, "delta": delta, "alpha": alpha, "n": n,
+        "algorithm": "svt_pc", "epsilon_per_edge": epsilon, "delta": delta, "alpha": alpha, "n": n,
         "max_order": max_order, "sensitivity_mode": sensitivity, "sensitivity": sens,
         "n_queries": decider.n_queries, "n_hits": decider.n_hits, "n_full_tests": query.tester.n_computed,
     }
