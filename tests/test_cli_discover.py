@@ -1,8 +1,7 @@
-"""``python -m dpcd discover``: end to end on categorical and numeric CSVs, and every bad input -> exit 2."""
+"""``dpcd discover`` and ``dpcd schema`` on the command line: end to end, and every bad input -> exit 2."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 
@@ -12,70 +11,90 @@ import pytest
 
 from dpcd.cli import main
 from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
-
-disc = importlib.import_module("dpcd.release")
+from dpcd.release import writers
+from dpcd.schema import Schema
 
 
 @pytest.fixture(scope="module")
 def csvs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("csv")
-    asia, _ = load_bnlearn("asia", 2_000, np.random.default_rng(11))
+    asia = load_bnlearn("asia", 2_000, np.random.default_rng(11)).data
     labels = asia.astype(object)
     for column in labels:
         labels[column] = np.where(asia[column].to_numpy() == 0, "no", "yes")
     labels.to_csv(folder / "asia.csv", index=False)
-    dag = random_dag(5, 0.4, np.random.default_rng(4))
-    gauss, _ = sample_linear_gaussian(dag, 2_000, np.random.default_rng(5))
-    gauss.to_csv(folder / "gauss.csv", index=False)
+    Schema.from_json({"columns": {c: {"type": "categorical", "categories": ["no", "yes"]} for c in labels}}).save(
+        folder / "asia.json")
+    sample = sample_linear_gaussian(random_dag(5, 0.4, np.random.default_rng(4)), 2_000, np.random.default_rng(5))
+    sample.data.to_csv(folder / "gauss.csv", index=False)
+    sample.schema().save(folder / "gauss.json")
     return folder
 
 
 def _check_outputs(out, columns, epsilon, delta):
-    assert sorted(p.name for p in out.iterdir()) == sorted(disc.OUTPUT_FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted(writers.GRAPH_FILES + writers.FIGURE_FILES)
     graph = json.loads((out / "graph.json").read_text())
     assert set(graph) == {"graph_type", "algorithm", "nodes", "directed_edges", "undirected_edges"}
     assert graph["nodes"] == columns
-    for edge in graph["directed_edges"] + graph["undirected_edges"]:
-        assert len(edge) == 2 and set(edge) <= set(columns) and edge[0] != edge[1]
     pairs = [frozenset(e) for e in graph["directed_edges"] + graph["undirected_edges"]]
-    assert len(pairs) == len(set(pairs))  # each adjacency listed once
+    assert len(pairs) == len(set(pairs)) and all(len(p) == 2 and p <= set(columns) for p in pairs)
     privacy = json.loads((out / "privacy.json").read_text())
-    for key in ("algorithm", "neighbouring", "mechanisms", "totals", "assumed_public", "requested", "achieved"):
+    for key in ("algorithm", "relation", "guarantee", "requested", "spent_this_run", "assumed_public", "schema"):
         assert key in privacy
-    assert privacy["neighbouring"] in ("add/remove", "replace")
-    assert set(privacy["totals"]) == {"basic", "advanced", "tight"}
-    assert privacy["totals"]["tight"]["epsilon"] <= epsilon and privacy["totals"]["tight"]["delta"] <= delta
-    assert privacy["achieved"]["epsilon"] <= epsilon
-    assert sum(m["count"] for m in privacy["mechanisms"]) == privacy["n_charges"] > 0
+    assert privacy["guarantee"]["epsilon"] <= epsilon and privacy["guarantee"]["delta"] <= delta
+    assert sum(m["count"] for m in privacy["spent_this_run"]["mechanisms"]) == privacy["spent_this_run"]["n_charges"]
     return graph, privacy
 
 
-def test_discover_categorical_bnlearn_csv(csvs, tmp_path, capsys):
-    spec = disc.choose_algorithm("categorical") if any(
-        s.available for s in disc.ALGORITHMS.values() if s.data == "categorical") else None
-    if spec is None:
-        pytest.skip("no categorical algorithm in this version")
+def test_discover_categorical_csv_with_its_schema(csvs, tmp_path, capsys):
     out = tmp_path / "asia-graph"
-    status = main(["discover", str(csvs / "asia.csv"), "--algorithm", "auto", "--epsilon", "1", "--delta", "1e-6",
+    status = main(["discover", str(csvs / "asia.csv"), "--schema", str(csvs / "asia.json"), "--epsilon", "1",
                    "--seed", "3", "--out", str(out), "--no-progress"])
     assert status == 0
     stdout = capsys.readouterr().out
-    assert f"algorithm auto: picked {spec.label}" in stdout
-    graph, privacy = _check_outputs(out, list(pd.read_csv(csvs / "asia.csv", nrows=1).columns), 1.0, 1e-6)
-    assert privacy["algorithm"] == spec.name and privacy["auto_selected"] is True
+    assert "algorithm auto: picked EM-PC (em_pc) from the schema" in stdout and "guarantee epsilon=1" in stdout
+    _, privacy = _check_outputs(out, list(pd.read_csv(csvs / "asia.csv", nrows=1).columns), 1.0, 1e-6)
+    assert privacy["algorithm"] == "em_pc" and privacy["assumed_public"]["algorithm"]["auto_selected"] is True
 
 
-@pytest.mark.parametrize("algorithm", ["auto", "svt_pc"])
-def test_discover_named_algorithms(csvs, tmp_path, algorithm):
-    name = disc.choose_algorithm("numeric").name if algorithm == "auto" else algorithm
-    if not disc.ALGORITHMS[name].available:
-        pytest.skip(f"{name} is not part of this version")
-    data = "gauss.csv" if disc.ALGORITHMS[name].data == "numeric" else "asia.csv"
+@pytest.mark.parametrize(("algorithm", "data"), [("auto", "gauss"), ("svt_pc", "asia"), ("priv_pc", "asia")])
+def test_discover_named_algorithms(csvs, tmp_path, algorithm, data):
     out = tmp_path / "out"
-    status = main(["discover", str(csvs / data), "--algorithm", algorithm, "--epsilon", "2", "--out", str(out),
-                   "--no-progress"])
+    status = main(["discover", str(csvs / f"{data}.csv"), "--schema", str(csvs / f"{data}.json"), "--algorithm",
+                   algorithm, "--epsilon", "2", "--max-order", "1", "--out", str(out), "--no-progress"])
     assert status == 0
-    _check_outputs(out, list(pd.read_csv(csvs / data, nrows=1).columns), 2.0, 1e-6)
+    _check_outputs(out, list(pd.read_csv(csvs / f"{data}.csv", nrows=1).columns), 2.0, 1e-6)
+
+
+def test_schema_command_drafts_a_valid_file_that_discover_refuses_until_checked(csvs, tmp_path, capsys):
+    draft = tmp_path / "draft.json"
+    assert main(["schema", str(csvs / "gauss.csv"), "--out", str(draft)]) == 0
+    err = capsys.readouterr().err
+    assert "read from the private data" in err and "data dictionary" in err
+    spec = json.loads(draft.read_text())
+    assert "read from the private data" in spec["draft"]
+    assert {c["type"] for c in spec["columns"].values()} == {"numeric"}
+    out = tmp_path / "out"
+    assert main(["discover", str(csvs / "gauss.csv"), "--schema", str(draft), "--epsilon", "1", "--out",
+                 str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "draft" in lines[0] and not out.exists()
+    del spec["draft"]  # the holder checked it
+    draft.write_text(json.dumps(spec))
+    assert main(["discover", str(csvs / "gauss.csv"), "--schema", str(draft), "--epsilon", "1", "--out", str(out),
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["schema", str(csvs / "asia.csv")]) == 0  # to standard output
+    printed = json.loads(capsys.readouterr().out)
+    assert set(printed["columns"]) == set(pd.read_csv(csvs / "asia.csv", nrows=1).columns)
+
+
+def test_discover_without_a_schema_exits_2_with_the_pointer(csvs, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["discover", str(csvs / "asia.csv"), "--epsilon", "1", "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "dpcd schema" in lines[0] and "--schema" in lines[0]
+    assert not out.exists()
 
 
 def _write(folder, name, frame):
@@ -84,34 +103,42 @@ def _write(folder, name, frame):
     return path
 
 
+NUMERIC = {"columns": {"a": {"type": "numeric", "lower": 0, "upper": 2},
+                       "b": {"type": "numeric", "lower": -1, "upper": 1}}}
 BASE = {"a": np.tile([0.1, 0.5, 0.9, 1.3], 50), "b": np.linspace(-1.0, 1.0, 200)}
 
 
 @pytest.mark.parametrize(
-    ("frame", "extra", "match"),
+    ("frame", "schema", "extra", "match"),
     [
-        ({**BASE, "c": [np.nan] + [1.0] * 199}, [], "column 'c' has 1 missing value"),
-        ({**BASE, "c": [2.0] * 200}, [], "column 'c' is constant"),
-        ({"a": np.arange(200) % 25, "b": np.arange(200) % 2}, ["--types", "categorical"], "column 'a' has 25 levels"),
-        ({"a": np.arange(40.0), "b": np.arange(40.0) ** 2}, [], "40 rows; at least 100"),
-        (BASE, ["--epsilon", "0"], "epsilon must be > 0"),
-        (BASE, ["--epsilon", "-1"], "epsilon must be > 0"),
-        (BASE, ["--epsilon", "nan"], "epsilon must be a number"),
-        (BASE, ["--delta", "1"], r"delta must lie in \(0, 1\)"),
-        (BASE, ["--delta", "0.01"], "delta must be below 1/n"),
-        (BASE, ["--alpha", "2"], r"alpha must lie in \(0, 1\)"),
-        (BASE, ["--algorithm", "magic"], "algorithm must be 'auto' or one of"),
-        (BASE, ["--types", "z=numeric"], "types names column 'z'"),
-        ({"a": ["x", "y"] * 100, "b": np.linspace(0, 1, 200)}, [], "mixes categorical column"),
-        (BASE, ["--seed", "-4"], "rng must be a non-negative integer seed"),
+        ({"a": np.arange(40.0), "b": np.arange(40.0) ** 2}, NUMERIC, [], "40 rows; at least 100"),
+        (BASE, NUMERIC, ["--epsilon", "0"], "epsilon must be > 0"),
+        (BASE, NUMERIC, ["--epsilon", "-1"], "epsilon must be > 0"),
+        (BASE, NUMERIC, ["--epsilon", "nan"], "epsilon must be a number"),
+        (BASE, NUMERIC, ["--delta", "1"], r"delta must lie in \(0, 1\)"),
+        (BASE, NUMERIC, ["--delta", "0.01"], "delta must be below 1/n"),
+        (BASE, NUMERIC, ["--alpha", "2"], r"alpha must lie in \(0, 1\)"),
+        (BASE, NUMERIC, ["--algorithm", "magic"], "algorithm must be 'auto' or one of"),
+        (BASE, NUMERIC, ["--algorithm", "pcd"], "local sensitivity"),
+        (BASE, NUMERIC, ["--algorithm", "noleaks"], "line_search_size must be < n"),
+        (BASE, NUMERIC, ["--relation", "add/remove"], "add/remove guarantee"),
+        ({**BASE, "c": 1.0}, NUMERIC, [], "does not declare"),
+        (BASE, {"columns": {"a": {"type": "numeric", "lower": 0}}}, [], "needs public 'lower' and 'upper'"),
+        (BASE, {"columns": {"a": {"type": "numeric", "lower": 0, "upper": 1}}}, [], "at least 2"),
+        (BASE, {"columns": {"a": {"type": "categorical", "categories": list(range(25))},
+                            "b": {"type": "categorical", "categories": ["x"]}}}, [], "more than 20 categories"),
+        (BASE, NUMERIC, ["--seed", "-4"], "rng must be a non-negative integer seed"),
     ],
-    ids=["nan", "constant", "levels", "rows", "eps0", "eps-neg", "eps-nan", "delta1", "delta-n", "alpha",
-         "algorithm", "types", "mixed", "seed"],
+    ids=["rows", "eps0", "eps-neg", "eps-nan", "delta1", "delta-n", "alpha", "algorithm", "pcd", "noleaks",
+         "relation", "unknown-column", "schema-bounds", "one-column", "levels", "seed"],
 )
-def test_bad_input_exit_2_one_line_nothing_written(tmp_path, capsys, frame, extra, match):
+def test_bad_input_exit_2_one_line_nothing_written(tmp_path, capsys, frame, schema, extra, match):
     data = _write(tmp_path, "data.csv", pd.DataFrame(frame))
+    spec = tmp_path / "schema.json"
+    spec.write_text(json.dumps(schema))
     out = tmp_path / "out"
-    argv = ["discover", str(data), "--epsilon", "1", "--out", str(out), "--no-progress", *extra]
+    argv = ["discover", str(data), "--schema", str(spec), "--epsilon", "1", "--out", str(out), "--no-progress",
+            *extra]
     status = main(argv)
     captured = capsys.readouterr()
     assert status == 2
@@ -119,7 +146,20 @@ def test_bad_input_exit_2_one_line_nothing_written(tmp_path, capsys, frame, extr
     assert len(lines) == 1, captured.err
     assert re.search(match, lines[0]), lines[0]
     assert not out.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]  # no staging folder either
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "schema.json"]  # no staging folder either
+
+
+def test_values_the_schema_does_not_allow_do_not_stop_a_release(tmp_path, capsys):
+    frame = pd.DataFrame(BASE).astype(object)
+    frame.loc[0, "a"] = "n/a"
+    frame.loc[1, "b"] = 1e9
+    frame.loc[2, "a"] = None
+    data = _write(tmp_path, "data.csv", frame)
+    spec = tmp_path / "schema.json"
+    spec.write_text(json.dumps(NUMERIC))
+    assert main(["discover", str(data), "--schema", str(spec), "--epsilon", "1", "--out", str(tmp_path / "out"),
+                 "--no-progress"]) == 0
+    assert "1000000000" not in (tmp_path / "out" / "privacy.json").read_text()
 
 
 def test_invalid_float_exits_2_with_one_line(tmp_path, capsys):
@@ -132,25 +172,17 @@ def test_invalid_float_exits_2_with_one_line(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_missing_file_unavailable_algorithm_and_kind_mismatch(tmp_path, capsys, monkeypatch, csvs):
+def test_missing_file_and_occupied_out_folder(tmp_path, capsys, csvs):
     out = tmp_path / "out"
-    assert main(["discover", str(tmp_path / "none.csv"), "--epsilon", "1", "--out", str(out)]) == 2
+    assert main(["discover", str(tmp_path / "none.csv"), "--schema", str(csvs / "gauss.json"), "--epsilon", "1",
+                 "--out", str(out)]) == 2
     assert "does not exist" in capsys.readouterr().err
-    ghost = disc.AlgorithmSpec("ghost", "Ghost", "dpcd.discovery.ghost_algorithm", "ghost", "numeric")
-    monkeypatch.setitem(disc.ALGORITHMS, "ghost", ghost)
-    assert main(["discover", str(csvs / "gauss.csv"), "--algorithm", "ghost", "--epsilon", "1", "--out", str(out)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "not available in this version" in err[0]
-    if disc.ALGORITHMS["privpc_star"].available:
-        assert main(["discover", str(csvs / "asia.csv"), "--algorithm", "privpc_star", "--epsilon", "1",
-                     "--out", str(out)]) == 2
-        assert "needs numeric data" in capsys.readouterr().err
-    if disc.ALGORITHMS["pcd"].available:
-        assert main(["discover", str(csvs / "gauss.csv"), "--algorithm", "pcd", "--epsilon", "1",
-                     "--out", str(out)]) == 2
-        assert "no differential-privacy guarantee" in capsys.readouterr().err
+    assert main(["discover", str(csvs / "gauss.csv"), "--schema", str(tmp_path / "none.json"), "--epsilon", "1",
+                 "--out", str(out)]) == 2
+    assert "schema file" in capsys.readouterr().err
     out.mkdir()
     (out / "mine.txt").write_text("keep")
-    assert main(["discover", str(csvs / "gauss.csv"), "--epsilon", "1", "--out", str(out)]) == 2
+    assert main(["discover", str(csvs / "gauss.csv"), "--schema", str(csvs / "gauss.json"), "--epsilon", "1",
+                 "--out", str(out)]) == 2
     assert "not an empty folder" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["mine.txt"]

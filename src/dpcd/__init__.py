@@ -3,8 +3,11 @@
 A reproducible research compendium and library re-implementing five papers on
 differentially private causal discovery (EM-PC, Priv-PC, PCD, private ANM, CURATE)
 on one PC engine, one set of conditional-independence tests and one privacy ledger.
+A release of one's own data goes through a public :class:`Schema` and :func:`discover`.
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
+from .release.api import discover
+from .schema import Schema
 
-from .release import discover  # noqa: E402  (the module behind it is dpcd.release)
+__all__ = ["__version__", "discover", "Schema"]

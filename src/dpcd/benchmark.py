@@ -2,14 +2,17 @@
 
 The papers each compare their algorithm with one or two baselines, each under
 its own accounting (per-test ε, advanced composition, a privacy "cost" read off
-after the run). Here every algorithm of :data:`dpcd.release.ALGORITHMS` gets
-the **same total budget**, measured by the **same tight accountant** (the
-ledger's PLD accountant at δ), through :func:`dpcd.release.calibrate`:
-total-budget algorithms receive (ε, δ) directly, per-test and per-edge
-algorithms the largest per-round ε whose data-independent worst-case plan
-composes to at most ε. A run whose own ledger exceeds the budget (NOLEAKS and
-CURATE-SB charge δ = m/n for their line-search subset, far above a usual δ) is
-kept but flagged ``within_budget = False``.
+after the run) and its own neighbouring relation. Here every algorithm of
+:data:`dpcd.registry.ALGORITHMS` gets the **same total budget under the same
+relation** (replace one record, n public), through
+:func:`dpcd.registry.calibrate` — the calibration ``discover`` uses:
+total-budget algorithms receive (ε, δ) directly (halved for add/remove proofs,
+by group privacy), per-test and per-edge algorithms the largest per-round ε
+whose data-independent worst-case plan composes to at most ε by the tight
+accountant. The public domains come from the data set's generating model
+(:meth:`dpcd.datasets.Dataset.schema`), never from the sample. NOLEAKS and
+CURATE-SB cannot meet a small δ (their line-search subset costs δ = m/n); they
+run at the requested ε with their own δ and are flagged ``within_budget = False``.
 
 :func:`run_cell` is the experiment function for :func:`dpcd.experiments.run_grid`;
 :func:`summarise` and :func:`rank_table` aggregate its rows.
@@ -26,10 +29,12 @@ import numpy as np
 import pandas as pd
 
 from ._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
-from .datasets import BNLEARN_NETWORKS, load_bnlearn, random_dag, sample_linear_gaussian, sample_nonlinear
-from .release import ALGORITHMS, calibrate, run_algorithm
+from .datasets import BNLEARN_NETWORKS, Dataset, load_bnlearn, random_dag, sample_linear_gaussian, sample_nonlinear
 from .experiments import timed
+from .registry import ALGORITHMS, Calibration, PlanRefused, calibrate, make_plan
+from .release.api import run_algorithm
 from .graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
+from .privacy.relation import convert
 
 __all__ = ["CURATE_NETWORKS", "SYNTHETIC", "dataset_kind", "load_dataset", "run_cell", "summarise", "rank_table",
            "missing_algorithms"]
@@ -51,17 +56,15 @@ def dataset_kind(dataset: str) -> str:
     raise ValueError(f"dataset must be a bnlearn network or one of {SYNTHETIC}, got {dataset!r}")
 
 
-def load_dataset(dataset: str, n: int, rng: RngLike) -> tuple[pd.DataFrame, Any]:
-    """Data and true DAG of ``dataset`` (bnlearn network or synthetic), ``n`` rows."""
+def load_dataset(dataset: str, n: int, rng: RngLike) -> Dataset:
+    """The :class:`~dpcd.datasets.Dataset` ``dataset`` (bnlearn network or synthetic), ``n`` rows."""
     n = check_int(n, "n", minimum=10)
     generator = as_rng(rng)
     if dataset_kind(dataset) == "categorical":
-        data, dag = load_bnlearn(dataset, n, generator)
-        return data, dag
+        return load_bnlearn(dataset, n, generator)
     dag = random_dag(SYNTHETIC_P, SYNTHETIC_SPARSENESS, generator)
     sampler = sample_linear_gaussian if dataset == "linear_gaussian" else sample_nonlinear
-    data, dag = sampler(dag, n, generator)
-    return data, dag
+    return sampler(dag, n, generator)
 
 
 def missing_algorithms() -> list[str]:
@@ -69,47 +72,74 @@ def missing_algorithms() -> list[str]:
     return [spec.label for spec in ALGORITHMS.values() if not spec.available]
 
 
+def _over_budget(spec, *, p: int, n: int, epsilon: float, delta: float, max_order: int | None,
+                 reason: str) -> Calibration:
+    """A total-budget algorithm that cannot meet δ: its parameters at (ε, δ) as given, and its real plan."""
+    kwargs: dict[str, Any] = {spec.budget_arg: epsilon}
+    if spec.delta_arg is not None:
+        kwargs[spec.delta_arg] = delta
+    if spec.takes_max_order and max_order is not None:
+        kwargs["max_order"] = max_order
+    plan = make_plan(spec, p=p, n=n, **kwargs)
+    return Calibration(kwargs, epsilon, delta, "replace", plan, plan.as_dict("replace"), reason)
+
+
 def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: int, rng: RngLike,
              alpha: float = 0.05, max_order: int | None = None) -> list[dict[str, Any]]:
-    """One run of ``algorithm`` on a fresh sample of ``dataset`` at total (epsilon, delta).
+    """One run of ``algorithm`` on a fresh sample of ``dataset`` at total (epsilon, delta), replace-one.
 
     Returns one row (a list, empty when the algorithm does not apply to the
-    dataset's type or is not available): F1 on CPDAG edge pairs and on the
-    skeleton, SHD against the true CPDAG, run time, the calibrated parameter,
-    the achieved tight (ε, δ) and whether it is within the budget. An
-    algorithm that raises gives a row with ``error`` set and NaN metrics.
+    dataset's type, is not available or is not differentially private): F1 on
+    CPDAG edge pairs and on the skeleton, SHD against the true CPDAG, run time,
+    the calibrated parameter, the worst-case guarantee (``epsilon_guarantee``,
+    ``delta_guarantee``), what the run spent (tight, converted to replace-one)
+    and whether the guarantee is within the budget. An algorithm that raises
+    gives a row with ``error`` set and NaN metrics.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     spec = ALGORITHMS[algorithm]
-    if spec.data != dataset_kind(dataset) or not spec.available:
+    if spec.data != dataset_kind(dataset) or not spec.available or not spec.differentially_private:
         return []
     generator = as_rng(rng)
-    data, dag = load_dataset(dataset, n, generator)
-    truth = dag_to_cpdag(dag)
-    calibration = calibrate(spec, p=data.shape[1], epsilon=epsilon, delta=delta, max_order=max_order)
-    row: dict[str, Any] = {"label": spec.label, "p": data.shape[1],
-                           "parameter": calibration.kwargs.get(spec.epsilon_arg), "error": ""}
+    sample = load_dataset(dataset, n, generator)
+    schema = sample.schema()
+    data, truth = sample.data, dag_to_cpdag(sample.dag)
+    p = data.shape[1]
     try:
-        result, seconds = timed(run_algorithm, spec, data, epsilon=epsilon, delta=delta, alpha=alpha,
-                                max_order=max_order, rng=generator, calibration=calibration)
+        calibration = calibrate(spec, p=p, n=n, epsilon=epsilon, delta=delta, relation="replace",
+                                max_order=max_order)
+    except PlanRefused as error:
+        if spec.budget != "total":
+            raise
+        calibration = _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=max_order,
+                                   reason=str(error))
+    guarantee = calibration.guarantee
+    row: dict[str, Any] = {"label": spec.label, "p": p, "parameter": calibration.kwargs.get(spec.budget_arg),
+                           "epsilon_guarantee": guarantee["epsilon"], "delta_guarantee": guarantee["delta"],
+                           "within_budget": bool(guarantee["epsilon"] <= epsilon * (1 + 1e-9)
+                                                 and guarantee["delta"] <= delta * (1 + 1e-9)),
+                           "error": ""}
+    view = schema if spec.data == "numeric" else schema.as_categorical()
+    try:
+        result, seconds = timed(run_algorithm, spec, data, view, calibration, alpha=alpha, rng=generator)
     except Exception as error:  # noqa: BLE001 - recorded, the grid goes on
         row.update({"f1": np.nan, "skeleton_f1": np.nan, "shd": np.nan, "seconds": np.nan,
-                    "epsilon_spent": np.nan, "delta_spent": np.nan, "within_budget": False,
-                    "error": f"{type(error).__name__}: {error}"})
+                    "epsilon_spent": np.nan, "delta_spent": np.nan, "error": f"{type(error).__name__}: {error}"})
         return [row]
     graph = getattr(result, "cpdag", None)
     estimate = graph if graph is not None else dag_to_cpdag(result.dag)
     total = result.ledger.total("tight", target_delta=delta)
+    spent = convert(total.epsilon, min(total.delta, 1 - 1e-15), source=result.ledger.neighbouring,
+                    target="replace") if total.epsilon > 0 else (0.0, 0.0)
     row.update({
         "f1": cpdag_pair_prf(estimate, truth)["f1"],
         "skeleton_f1": skeleton_prf(estimate, truth)["f1"],
         "shd": shd(estimate, truth)["shd"],
         "seconds": seconds,
-        "epsilon_spent": total.epsilon,
-        "delta_spent": total.delta,
-        "within_budget": bool(total.epsilon <= epsilon * (1 + 1e-9) and total.delta <= delta * (1 + 1e-9)),
+        "epsilon_spent": spent[0],
+        "delta_spent": spent[1],
     })
     return [row]
 

@@ -3,7 +3,8 @@
 Commands
     reproduce   run the notebooks with papermill (``--profile``, ``--only``, ``--jobs``, ``--out``)
     report      gather every ``<out>/*/comparison.csv`` into ``<out>/REPORT.md``
-    discover    a user's CSV -> a differentially private causal graph + privacy report
+    discover    a user's CSV + public schema -> a differentially private causal graph + privacy report
+    schema      draft a schema from a CSV (read from the private data: to be checked before use)
 
 Exit status: 0 on success, 1 when a notebook fails, 2 on bad input (one line on
 stderr, nothing written).
@@ -61,6 +62,11 @@ def _report(args: argparse.Namespace) -> int:
 def _discover(args: argparse.Namespace) -> int:
     from .release import discover
 
+    if args.schema is None:
+        print("dpcd discover: error: a public schema is required (--schema schema.json): draft one with "
+              f"`dpcd schema {args.data} > schema.json`, check it against your data dictionary, then pass it",
+              file=sys.stderr)
+        return EXIT_USAGE
     out = args.out
     if out is None:
         stem = os.path.splitext(os.path.basename(args.data))[0] or "data"
@@ -68,13 +74,14 @@ def _discover(args: argparse.Namespace) -> int:
     try:
         found = discover(
             args.data,
+            schema=args.schema,
             algorithm=args.algorithm,
+            relation=args.relation,
             epsilon=args.epsilon,
             delta=args.delta,
             alpha=args.alpha,
             rng=args.seed,
             out=out,
-            types=args.types,
             max_order=args.max_order,
             overwrite=args.overwrite,
             progress=None if args.progress else False,
@@ -84,14 +91,32 @@ def _discover(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     privacy = found.privacy
     if found.auto_selected:
-        print(f"algorithm auto: picked {found.label} ({found.algorithm}) for {found.data_info['kind']} data")
-    achieved = privacy["achieved"]
+        print(f"algorithm auto: picked {found.label} ({found.algorithm}) from the schema")
+    guarantee, spent = privacy["guarantee"], privacy["spent_this_run"]["totals"]["tight"]
     edges = found.graph.to_undirected().number_of_edges()
     print(f"{found.label}: {found.graph_type} with {found.graph.number_of_nodes()} nodes and {edges} edges; "
-          f"privacy spent epsilon={achieved['epsilon']:.4g}, delta={achieved['delta']:.3g} "
-          f"(tight accountant; requested epsilon={args.epsilon:g}, delta={args.delta:g}; "
-          f"{privacy['neighbouring']} neighbouring)")
+          f"guarantee epsilon={guarantee['epsilon']:.4g}, delta={guarantee['delta']:.3g} under "
+          f"{guarantee['relation']} (requested epsilon={args.epsilon:g}, delta={args.delta:g}); "
+          f"this run spent epsilon={spent['epsilon']:.4g}")
     print(f"wrote {out}/: " + ", ".join(sorted(p.name for p in found.files.values())))
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from .release import read_table
+    from .schema import draft_schema
+
+    draft = draft_schema(read_table(args.data), bins=args.bins)
+    text = draft.dumps()
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    print("dpcd schema: this DRAFT is read from the private data: the categories and bounds are the values "
+          "observed in the file. Check every column against public knowledge (a data dictionary), replace "
+          "observed bounds by public limits, and delete the \"draft\" entry before `dpcd discover` will use it.",
+          file=sys.stderr)
     return 0
 
 
@@ -124,25 +149,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     disc = commands.add_parser(
         "discover", help="release a differentially private causal graph of your own CSV",
-        description="Load DATA.csv (header row; categorical or numeric columns), run a private causal discovery "
-                    "algorithm at a total (epsilon, delta) and write graph.json, graph.graphml, graph.dot, "
-                    "graph.png and privacy.json into --out.")
+        description="Read DATA.csv under a public schema (--schema), run a private causal discovery algorithm at "
+                    "a total (epsilon, delta) and write graph.json, graph.graphml, graph.dot, graph.png and "
+                    "privacy.json into --out.")
     disc.add_argument("data", metavar="DATA.csv", help="CSV file with a header row, one column per variable")
+    disc.add_argument("--schema", default=None, metavar="SCHEMA.json",
+                      help="the public schema: column kinds, categories and bounds (draft one with `dpcd schema`)")
     disc.add_argument("--algorithm", default="auto", metavar="NAME",
-                      help="private algorithm (em_pc, lapmech, priv_pc, svt_pc, curate, privpc_star, noleaks, "
-                           "curate_sb) or auto (default: picked from the data type)")
+                      help="private algorithm (em_pc, lapmech, priv_pc, svt_pc, curate, privpc_star) or auto "
+                           "(default: picked from the schema)")
+    disc.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
+                      help="neighbouring relation of the guarantee: replace one record, n public (default), or "
+                           "add/remove one record, n protected")
     disc.add_argument("--epsilon", type=float, required=True, metavar="E", help="total privacy budget epsilon > 0")
     disc.add_argument("--delta", type=float, default=1e-6, metavar="D",
                       help="total delta in (0, 1/n) (default 1e-6; pure-DP algorithms spend none)")
     disc.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
     disc.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of the algorithm's noise")
     disc.add_argument("--out", default=None, metavar="DIR", help="output folder (default: <DATA>-graph); must be new or empty")
-    disc.add_argument("--types", default=None, metavar="T",
-                      help="categorical | numeric | COL=KIND,COL=KIND (default: detected per column)")
     disc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
     disc.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty --out")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
+
+    sch = commands.add_parser(
+        "schema", help="draft a schema from a CSV (read from the private data: check it before use)",
+        description="Print a DRAFT schema read from DATA.csv: column kinds, observed categories and observed "
+                    "bounds. It is read from the private data; check every entry against public knowledge and "
+                    "delete its 'draft' entry before `dpcd discover` will accept it.")
+    sch.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
+    sch.add_argument("--bins", type=int, default=4, metavar="B",
+                     help="equal-width bins of a numeric column in categorical algorithms (default 4)")
+    sch.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of standard output")
+    sch.set_defaults(handler=_schema)
     return parser
 
 
@@ -151,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
-        parser.error("choose a command: reproduce, report or discover (see dpcd --help)")
+        parser.error("choose a command: reproduce, report, discover or schema (see dpcd --help)")
     from .runner import NotebookError
 
     try:

@@ -1,0 +1,16 @@
+"""Releasing a causal graph of a data holder's table: read under a schema, run, write.
+
+``tables``   read a CSV as text and encode it by the public schema's rules
+``writers``  graph.json / .graphml / .dot / drawing / privacy.json, atomically
+``api``      :func:`discover`: schema → algorithm → calibration on the plan → run → files
+The algorithms and their calibration live in :mod:`dpcd.registry`; the schema in :mod:`dpcd.schema`.
+"""
+
+from .api import DATA_PREPARATION, MAX_LEVELS, MIN_ROWS, DiscoveryResult, choose_kind, discover, load_schema, \
+    privacy_report, run_algorithm
+from .tables import encode_table, read_table
+from .writers import graph_to_dot, graph_to_json, write_outputs
+
+__all__ = ["DATA_PREPARATION", "MAX_LEVELS", "MIN_ROWS", "DiscoveryResult", "choose_kind", "discover",
+           "load_schema", "privacy_report", "run_algorithm", "encode_table", "read_table", "graph_to_dot",
+           "graph_to_json", "write_outputs"]

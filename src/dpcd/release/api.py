@@ -1,0 +1,372 @@
+"""Release a causal graph of a data holder's table under a public schema and a total (ε, δ).
+
+:func:`discover` (also ``dpcd discover DATA.csv --schema schema.json``) does,
+in this order:
+
+1. **public inputs only**: loads the :class:`~dpcd.schema.Schema` (a draft read
+   from the data is refused), picks the algorithm (``"auto"``: from the
+   schema's kinds and the relation, :func:`choose_kind`), chooses the view of
+   the schema the algorithm reads (numeric columns binned on public edges for
+   categorical algorithms, ordinal/binary columns coded for numeric ones), and
+   calibrates the algorithm's parameters on its data-independent worst-case
+   plan (:func:`dpcd.registry.calibrate`) — an algorithm that cannot meet the
+   request is refused here;
+2. reads the table as text and checks its **structure** against the schema
+   (data preparation: missing or unknown columns, unreadable file; under
+   replace-one also the row count, which is public there);
+3. encodes the values by the schema's rules (clamping, fills) and runs the
+   algorithm — the only step that reads values, and every data-dependent
+   choice inside it is a charged mechanism;
+4. writes the graph and ``privacy.json`` (:mod:`dpcd.release.writers`).
+
+The privacy model in five lines
+-------------------------------
+* What is protected: any one person's record (one row). Under the default
+  relation ``"replace"``, replacing it by any other row the schema allows
+  changes the probability of every possible release by at most a factor e^ε
+  (plus δ); n is public. Under ``"add/remove"``, adding or removing it does, and
+  n is protected (not published, not used).
+* What is public: the schema (columns, kinds, categories, bounds, fill rules),
+  the algorithm and its parameters, and n under replace-one — nothing else.
+* ``privacy.json`` states the **guarantee** (worst case over all data, from
+  the plan) separately from what this run happened to spend.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> from dpcd.schema import Schema
+>>> rng = np.random.default_rng(0)
+>>> a = rng.integers(0, 2, 500); b = (a ^ (rng.random(500) < 0.1)).astype(int); c = rng.integers(0, 2, 500)
+>>> table = pd.DataFrame({"a": a, "b": b, "c": c})
+>>> release = discover(table, schema=Schema.categorical([2, 2, 2], names=["a", "b", "c"]), epsilon=1.0)
+>>> release.algorithm, release.privacy["guarantee"]["relation"], release.privacy["guarantee"]["epsilon"] <= 1.0
+('em_pc', 'replace', True)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pandas as pd
+
+from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
+from .._version import __version__
+from ..privacy.relation import Relation, convert, relation as as_relation
+from ..registry import (ALGORITHMS, AlgorithmSpec, Calibration, PlanRefused, calibrate, choose_algorithm,
+                        resolve_algorithm)
+from ..schema import DataPreparationError, Schema, SchemaError
+from .tables import encode_table, read_table
+from .writers import jsonable, write_outputs
+
+__all__ = [
+    "DiscoveryResult",
+    "MIN_ROWS",
+    "MAX_LEVELS",
+    "DATA_PREPARATION",
+    "choose_kind",
+    "load_schema",
+    "run_algorithm",
+    "privacy_report",
+    "discover",
+]
+
+MIN_ROWS = 100
+"""Fewest rows ``discover`` accepts under replace-one (n is public there): below that no private test has power."""
+MAX_LEVELS = 20
+"""Most categories a column may have in a categorical algorithm (a schema rule: tables grow as their product)."""
+DATA_PREPARATION = (
+    "Checked before the release, on the file's structure only; the holder fixes the file and runs again: "
+    "the file must be a readable CSV with a header of unique, non-empty names; its columns must be exactly the "
+    "schema's; under replace-one its number of rows (public) must equal the schema's n when one is declared and "
+    f"be at least {MIN_ROWS}. Values are never checked: values outside the schema follow its rules."
+)
+
+
+def load_schema(schema: Schema | Mapping[str, Any] | str | os.PathLike[str]) -> Schema:
+    """A :class:`Schema` from an object, a JSON mapping or a file path; a draft is refused."""
+    if schema is None:
+        raise SchemaError("a public schema is required: draft one with `dpcd schema DATA.csv > schema.json`, check "
+                          "it against your data dictionary, then pass --schema schema.json")
+    if isinstance(schema, Schema):
+        loaded = schema
+    elif isinstance(schema, Mapping):
+        loaded = Schema.from_json(schema)
+    elif isinstance(schema, (str, os.PathLike)):
+        loaded = Schema.load(schema)
+    else:
+        raise TypeError(f"schema must be a Schema, a JSON mapping or a path, got {type(schema).__name__}")
+    if loaded.draft:
+        raise SchemaError("the schema is a draft read from the private data: check every column against public "
+                          "knowledge, replace observed bounds by public limits, then delete its 'draft' entry")
+    return loaded
+
+
+def choose_kind(schema: Schema) -> str:
+    """``"categorical"`` or ``"numeric"``: which kind of algorithm ``auto`` runs, from the schema alone.
+
+    All columns categorical/ordinal → categorical; all numeric → numeric;
+    mixed → numeric when numeric columns are at least half and every other
+    column is ordinal or has two categories (so it has a numeric coding),
+    otherwise categorical (numeric columns binned).
+    """
+    kind = schema.kind
+    if kind != "mixed":
+        return kind
+    numeric = sum(c.type == "numeric" for c in schema.columns)
+    if schema.numeric_coding_allowed() and 2 * numeric >= len(schema):
+        return "numeric"
+    return "categorical"
+
+
+def _view(schema: Schema, spec: AlgorithmSpec) -> Schema:
+    view = schema.as_categorical() if spec.data == "categorical" else schema.as_numeric()
+    if len(view) < 2:
+        raise SchemaError(f"the schema has {len(view)} column(s); causal discovery needs at least 2")
+    if spec.data == "categorical":
+        wide = [c.name for c in view.columns if c.levels > MAX_LEVELS]
+        if wide:
+            raise SchemaError(f"column(s) {wide[:3]} have more than {MAX_LEVELS} categories; merge categories in "
+                              "the schema (values then map by its rules) or use a numeric algorithm")
+    return view
+
+
+def run_algorithm(spec: AlgorithmSpec, data: pd.DataFrame, view: Schema, calibration: Calibration, *,
+                  alpha: float, rng: RngLike) -> Any:
+    """Run ``spec`` on encoded ``data`` with its public domains from ``view`` and the calibrated parameters."""
+    kwargs = {**dict(spec.extra), **calibration.kwargs, spec.domain_arg: view}
+    if spec.alpha_arg is not None:
+        kwargs[spec.alpha_arg] = alpha
+    return spec.load()(data, rng=as_rng(rng), **kwargs)
+
+
+def _graph_of(result: Any) -> tuple[nx.DiGraph, str]:
+    graph = getattr(result, "cpdag", None)
+    if isinstance(graph, nx.DiGraph):
+        return graph, "CPDAG"
+    graph = getattr(result, "dag", None)
+    if isinstance(graph, nx.DiGraph):
+        return graph, "DAG"
+    raise TypeError(f"the algorithm returned {type(result).__name__} without a cpdag or dag graph")
+
+
+def _spent(ledger: Any, target: Relation, delta: float) -> dict[str, Any]:
+    """This run's charges, totalled by every accountant and converted to the release's relation."""
+    if ledger is None:
+        raise RuntimeError("the algorithm returned no privacy ledger")
+    summary = ledger.summary(target_delta=delta if delta > 0 else None)
+    totals = {}
+    for method, total in summary["totals"].items():
+        if total["epsilon"] <= 0:
+            totals[method] = {"epsilon": 0.0, "delta": 0.0}
+            continue
+        eps, dlt = convert(total["epsilon"], min(total["delta"], 1 - 1e-15), source=ledger.neighbouring,
+                           target=target)
+        totals[method] = {"epsilon": eps, "delta": dlt}
+    return {"proven_under": ledger.neighbouring, "relation": target.name, "n_charges": summary["n_charges"],
+            "mechanisms": summary["mechanisms"], "totals": totals,
+            "note": "what this run charged: a function of the algorithm's private outputs (publishing it costs "
+                    "nothing), at most the guarantee"}
+
+
+def privacy_report(spec: AlgorithmSpec, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
+                   requested: tuple[float, float], n: int | None, alpha: float, auto: bool) -> dict[str, Any]:
+    """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public."""
+    target = as_relation(calibration.relation)
+    parameters = dict(calibration.kwargs)
+    if spec.alpha_arg is not None:
+        parameters[spec.alpha_arg] = alpha
+    public: dict[str, Any] = {
+        "schema": {"sha256": schema.sha256, "columns": schema.describe()},
+        "algorithm": {"name": spec.name, "auto_selected": auto, "parameters": parameters},
+    }
+    if any(c.source is not None for c in view.columns):
+        public["schema"]["coding"] = (f"numeric columns as {schema.bins} equal-width bins of their bounds"
+                                      if spec.data == "categorical" else
+                                      "ordinal and two-category columns as their codes 0..k-1")
+    if target.n_public:
+        public["n"] = n
+    spent = _spent(getattr(result, "ledger", None), target, requested[1])
+    report = {
+        "algorithm": spec.name,
+        "label": spec.label,
+        "differentially_private": spec.differentially_private,
+        "relation": {"name": target.name, "in_words": target.words},
+        "guarantee": calibration.guarantee,
+        "requested": {"epsilon": requested[0], "delta": requested[1]},
+        "spent_this_run": spent,
+        "calibration": calibration.how,
+        "assumed_public": public,
+        "data_preparation": DATA_PREPARATION,
+        "schema": schema.to_json(),
+        "dpcd_version": __version__,
+    }
+    guarantee = calibration.guarantee
+    tight = spent["totals"]["tight"]
+    if tight["epsilon"] > guarantee["epsilon"] * (1 + 1e-6) + 1e-9 and \
+            spent["totals"]["basic"]["epsilon"] > guarantee["epsilon"] * (1 + 1e-6) + 1e-9:
+        raise RuntimeError(f"algorithm {spec.name!r} charged epsilon={tight['epsilon']:.6g}, above its planned "
+                           f"guarantee {guarantee['epsilon']:.6g}; nothing written (a bug, never expected)")
+    return report
+
+
+@dataclass(frozen=True)
+class DiscoveryResult:
+    """What :func:`discover` released: the graph, the algorithm's result and its privacy report.
+
+    ``graph`` is the CPDAG (or DAG for score-based algorithms) over the
+    schema's columns; ``result`` the algorithm's own result (with ``.ledger``;
+    it stays with the holder and may hold more than the release); ``privacy``
+    the content of ``privacy.json``; ``files`` the written paths (empty when
+    ``out`` was None).
+    """
+
+    algorithm: str
+    label: str
+    graph: nx.DiGraph
+    graph_type: str
+    result: Any
+    privacy: dict[str, Any]
+    schema: Schema
+    auto_selected: bool = False
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def ledger(self) -> Any:
+        return getattr(self.result, "ledger", None)
+
+
+def _progress(enabled: bool | None, total: int):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    disable = (not sys.stderr.isatty()) if enabled is None else not enabled
+    return tqdm(total=total, desc="dpcd discover", unit="step", disable=disable, leave=False)
+
+
+def _step(bar: Any, text: str) -> None:
+    if bar is not None:
+        bar.set_postfix_str(text)
+        bar.update(1)
+
+
+def discover(
+    data: str | os.PathLike[str] | pd.DataFrame,
+    *,
+    schema: Schema | Mapping[str, Any] | str | os.PathLike[str],
+    epsilon: float,
+    delta: float = 1e-6,
+    algorithm: str = "auto",
+    relation: str = "replace",
+    alpha: float = 0.05,
+    rng: RngLike = 0,
+    out: str | os.PathLike[str] | None = None,
+    max_order: int | None = None,
+    overwrite: bool = False,
+    draw: bool = True,
+    progress: bool | None = None,
+    registry: Mapping[str, AlgorithmSpec] | None = None,
+    min_rows: int = MIN_ROWS,
+) -> DiscoveryResult:
+    """Release a causal graph of ``data`` under a public ``schema`` and a total (ε, δ).
+
+    Parameters
+    ----------
+    data : path of a CSV with a header row, or a DataFrame; its columns must be
+        exactly the schema's.
+    schema : the public :class:`~dpcd.schema.Schema` (object, JSON mapping or
+        path). Types, categories and bounds come from it, never from the values.
+    epsilon, delta : the total budget under ``relation``. Pure ε-DP algorithms
+        spend no δ. Under replace-one δ must be below 1/n.
+    algorithm : a name of :data:`dpcd.registry.ALGORITHMS` or ``"auto"``
+        (:func:`choose_kind`, then the first algorithm of
+        :data:`dpcd.registry.AUTO_PREFERENCE` proven for ``relation``).
+    relation : ``"replace"`` (default; n public) or ``"add/remove"`` (n
+        protected; only algorithms proven under it, e.g. EM-PC and LapMech).
+    alpha : significance level of the algorithm's CI tests.
+    rng : Generator or integer seed (the algorithm's noise).
+    out : folder for the outputs (:mod:`dpcd.release.writers`); None writes nothing.
+    max_order : largest conditioning-set size (bounds the test count of
+        per-test algorithms, hence their noise).
+    overwrite : replace a non-empty ``out``.
+    draw : also write graph.png/graph.svg.
+    progress : show a progress bar (default: when stderr is a terminal).
+    registry : algorithm registry (default :data:`dpcd.registry.ALGORITHMS`).
+    min_rows : fewest rows accepted under replace-one.
+
+    Privacy
+    -------
+    The released files are (ε, δ)-DP under ``relation`` with exactly
+    ``privacy["assumed_public"]`` public: the algorithm's theorem on its
+    worst-case plan (``privacy["guarantee"]``), converted to ``relation`` where
+    it is proven under another (group privacy). Errors before the run depend
+    on public inputs or on the file's structure only (``DATA_PREPARATION``);
+    nothing is written on error.
+    """
+    registry = ALGORITHMS if registry is None else registry
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    alpha = check_probability(alpha, "alpha")
+    if max_order is not None:
+        max_order = check_int(max_order, "max_order", minimum=0)
+    min_rows = check_int(min_rows, "min_rows", minimum=2)
+    target = as_relation(relation)
+    generator = as_rng(rng)
+    if out is not None:
+        if not isinstance(out, (str, os.PathLike)):
+            raise TypeError(f"out must be a folder path, got {type(out).__name__}")
+        folder = Path(out)
+        if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not overwrite)):
+            raise ValueError(f"out {os.fspath(out)!r} exists and is not an empty folder; choose a new folder")
+    declared = load_schema(schema)
+    auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
+    spec = choose_algorithm(choose_kind(declared), target, registry) if auto else \
+        resolve_algorithm(algorithm, registry)
+    view = _view(declared, spec)
+
+    def plan(n: int | None) -> Calibration:
+        if target.n_public:
+            if n < min_rows:
+                raise DataPreparationError(f"the data has {n} rows; at least {min_rows} are needed")
+            if delta >= 1.0 / n:
+                raise ValueError(f"delta must be below 1/n = {1.0 / n:.3g} for n = {n} rows, got {delta}")
+        try:
+            return calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
+                             max_order=max_order)
+        except PlanRefused as error:
+            raise ValueError(str(error)) from None
+
+    bar = _progress(progress, 4 if out is not None else 3)
+    try:
+        calibration = plan(declared.n) if (declared.n is not None or not target.n_public) else None
+        frame = read_table(data)
+        n = len(frame) if target.n_public else None
+        if target.n_public and declared.n is not None and n != declared.n:
+            raise DataPreparationError(f"the data has {n} rows but the schema declares n = {declared.n}")
+        if calibration is None:
+            calibration = plan(n)
+        _step(bar, f"{spec.label}: calibrated")
+        encoded = encode_table(frame, view)
+        _step(bar, "encoded")
+        result = run_algorithm(spec, encoded, view, calibration, alpha=alpha, rng=generator)
+        _step(bar, f"{spec.label}: graph found")
+        graph, graph_type = _graph_of(result)
+        privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
+                                 requested=(epsilon, delta), n=n, alpha=alpha, auto=auto)
+        files: dict[str, Path] = {}
+        if out is not None:
+            eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
+            title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
+            files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
+                                  title=title, overwrite=overwrite, draw=draw)
+            _step(bar, "written")
+    finally:
+        if bar is not None:
+            bar.close()
+    return DiscoveryResult(spec.name, spec.label, graph, graph_type, result, privacy, declared, auto, files)
