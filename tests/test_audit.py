@@ -1,4 +1,5 @@
-"""Empirical privacy auditing (dpcd.audit) and neighbouring-pair constructions (dpcd.neighbours)."""
+"""Empirical privacy auditing (dpcd.audit): statistics, events, neighbouring pairs, mechanisms, algorithms,
+broken variants and black-box audits of discover."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from scipy import stats
 
 from dpcd import audit
 from dpcd.citests import g2_test
-from dpcd.neighbours import (
+from dpcd.audit.neighbours import (
     NeighbouringPair,
     add_record,
     adversarial_record,
     are_neighbours,
     borderline_ci_pair,
+    kendall_pvalue_2x2,
     corner_records,
     discrete_domain,
     g2_pvalue_2x2,
@@ -201,10 +203,11 @@ def test_audit_argument_errors():
         audit.algorithm_case("no-such", epsilon=1.0, rng=0)
 
 
-def test_registry_reports_availability():
+def test_every_registry_algorithm_has_an_audit_case():
+    from dpcd.registry import ALGORITHMS
+
     available = audit.available_algorithms()
-    assert set(available) == set(audit.ALGORITHMS)
-    assert all(isinstance(v, bool) for v in available.values())
+    assert set(available) == set(ALGORITHMS) and all(available.values())
 
 
 # --------------------------------------------------------------------------- neighbours
@@ -261,6 +264,19 @@ def test_borderline_ci_pair_flips_the_g2_decision(n, alpha, relation):
     assert abs(len(pair.data) - n) <= 1
 
 
+@pytest.mark.parametrize(("n", "alpha"), [(200, 0.2), (400, 0.05)])
+def test_borderline_kendall_pair_flips_the_kendall_decision(n, alpha):
+    from dpcd.citests import kendall_tau_test
+
+    pair = borderline_ci_pair(n=n, alpha=alpha, n_variables=4, rng=0, relation="replace", test="kendall")
+    assert pair.relation == "replace" and are_neighbours(pair.data, pair.neighbour, "replace")
+    p_d = kendall_tau_test(pair.data, 0, 1).p_value
+    p_dp = kendall_tau_test(pair.neighbour, 0, 1).p_value
+    assert (p_d >= alpha) != (p_dp >= alpha)
+    assert p_d == pytest.approx(pair.meta["p_value_D"]) and p_dp == pytest.approx(pair.meta["p_value_D_prime"])
+    assert kendall_pvalue_2x2(np.array([[25, 25], [25, 25]])) == pytest.approx(1.0)
+
+
 def test_g2_pvalue_2x2_matches_citests():
     table = np.array([[30, 20], [18, 32]])
     rows = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), table.ravel(), axis=0)
@@ -286,7 +302,7 @@ def test_outlier_pair_moves_the_correlation_most():
 
 
 def test_crossing_pair_crosses_the_target():
-    from dpcd.neighbours import crossing_pair
+    from dpcd.audit.neighbours import crossing_pair
 
     base = np.random.default_rng(0).normal(size=(60, 2))
 
@@ -302,11 +318,10 @@ def test_crossing_pair_crosses_the_target():
     assert are_neighbours(pair.data, pair.neighbour, "replace")
 
 
-@pytest.mark.skipif(not audit.available_algorithms().get("PCD", False), reason="dpcd.discovery.pcd not available")
 def test_pcd_local_sensitivity_violation_is_found():
     """PCD removes the edge without noise when p − Δ_P > α: on the crossing pair the edge has
     probability 0 on D and a positive probability on D′, which no finite ε allows."""
-    case = audit.algorithm_case("PCD", epsilon=1.0, rng=0, size="smoke")
+    case = audit.algorithm_case("pcd", epsilon=1.0, rng=0, size="smoke")
     result = audit.run_case(case, n_runs=400, n_select=60, rng=1)
     assert result.k1 == 0 and result.k0 > 0
     assert result.violation
@@ -324,16 +339,15 @@ def test_runs_for_budget_is_clipped():
 
 @pytest.mark.parametrize("label", ["Spearman", "Kendall", "HSIC"])
 def test_anm_test_set_entries_run_without_violation(label):
-    name = f"ANM (test-set, {label})"
-    assert audit.available_algorithms()[name]
-    case = audit.algorithm_case(name, epsilon=1.0, rng=0, size="smoke")
+    case = audit.anm_case(audit.ANM_SCORES[label], epsilon=1.0, rng=0, size="smoke")
+    assert case.name == f"ANM (test-set, {label})"
     pair = case.pair
     # same training half (first 20 rows), test halves differing in exactly one row
     assert pair.relation == "replace" and are_neighbours(pair.data, pair.neighbour, "replace")
     changed = np.flatnonzero(np.any(pair.data != pair.neighbour, axis=1))
     assert changed.tolist() == [pair.meta["row"]] and pair.meta["row"] >= 20
     assert np.all(np.abs(pair.neighbour) <= 1.0)
-    # the claim is the ledger total: two Laplace releases of epsilon/2
+    # the claim is the theorem's: two Laplace releases of epsilon/2
     assert case.epsilon == pytest.approx(1.0) and case.delta == 0.0
     result = audit.run_case(case, n_runs=150, n_select=50, rng=1)
     assert not result.violation, result
@@ -366,3 +380,73 @@ def test_anm_test_pair_is_the_best_grid_replacement():
         audit.anm_test_pair(data * 2, split=split, score="spearman")
     with pytest.raises(ValueError, match="score"):
         audit.anm_case("iqr", epsilon=1.0, rng=0)
+
+
+# --------------------------------------------------------------------------- algorithms: claims from the theorem
+
+
+@pytest.mark.parametrize("name", ["lapmech", "priv_pc", "svt_pc", "curate", "privpc_star", "subsampled_gaussian"])
+def test_correct_algorithms_are_not_flagged_on_pairs_built_for_their_statistic(name):
+    case = audit.algorithm_case(name, epsilon=1.0, rng=0, size="smoke")
+    assert len(case.pair.data.columns) >= 4 and not case.expect_violation
+    assert case.pair.relation == ("add/remove" if name == "lapmech" else "replace")
+    result = audit.run_case(case, n_runs=80, n_select=30, rng=1)
+    assert not result.violation, result.to_row()
+
+
+def test_claims_are_stated_from_the_theorem_not_from_a_ledger():
+    from dpcd.audit.algorithms import composed_epsilon, worst_case_test_count
+
+    tests = worst_case_test_count(4, 1)
+    assert tests == 4 * 3 * (1 + 2)
+    priv = audit.algorithm_case("priv_pc", epsilon=0.5, rng=0, size="smoke")
+    assert priv.epsilon == pytest.approx(composed_epsilon(delta=1e-6, pure=[(0.25, tests + 1)],
+                                                          laplace=[(0.25, tests)]))
+    assert priv.epsilon < 0.5 * (tests + 0.5)  # the PLD is tighter than basic composition ...
+    assert composed_epsilon(delta=0.0, pure=[(0.25, tests + 1)], laplace=[(0.25, tests)]) == 0.5 * (tests + 0.5)
+    assert audit.algorithm_case("privpc_star", epsilon=0.7, rng=0, size="smoke").epsilon == 0.7
+    em = audit.algorithm_case("em_pc", epsilon=1.0, rng=0, size="smoke")
+    assert em.epsilon == em.pair.meta["epsilon_total"] and em.pair.relation == "add/remove"
+
+
+def test_pre_fix_behaviours_are_flagged():
+    """EM-PC's arg-max separating set and PrivPC*'s data standardisation: each must be refuted."""
+    cases = audit.broken_algorithm_cases(epsilon=1.0, rng=0, size="smoke")
+    assert [c.expect_violation for c in cases] == [True, True]
+    em, star = cases
+    result = audit.run_case(em, n_runs=300, n_select=80, rng=2)
+    assert result.violation and result.epsilon_lower > 2 * em.epsilon, result.to_row()
+    result = audit.run_case(star, n_runs=300, n_select=80, rng=2)
+    assert result.violation, result.to_row()
+
+
+def test_fixed_privpc_star_is_not_moved_by_the_far_outlier():
+    """The pair that breaks the data-standardised variant: with public bounds the outlier is clamped."""
+    from dpcd.audit.algorithms import P_VARIABLES, AlgorithmRun, _far_outlier_pair
+
+    pair = _far_outlier_pair(np.random.default_rng(0), 500)
+    pair = NeighbouringPair(pd.DataFrame(pair.data, columns=[f"X{j}" for j in range(P_VARIABLES)]),
+                            pd.DataFrame(pair.neighbour, columns=[f"X{j}" for j in range(P_VARIABLES)]), "replace")
+    run = AlgorithmRun("dpcd.discovery.privpc_star", "privpc_star",
+                       (("alpha", 0.05), ("bounds", ((-4.0, 4.0),) * P_VARIABLES), ("epsilon_total", 1.0),
+                        ("max_order", 1)))
+    result = audit.audit(run, pair, [audit.edge_present("X0", "X1")], epsilon=1.0, n_runs=300, n_select=80,
+                         propose=audit.observed_outputs, rng=3)
+    assert not result.violation, result.to_row()
+
+
+# --------------------------------------------------------------------------- discover as a black box
+
+
+def test_discover_black_box_keeps_its_promise():
+    numeric, categorical = audit.discover_cases(epsilon=1.0, rng=0, size="smoke")
+    for case, runs in ((numeric, 60), (categorical, 60)):
+        result = audit.run_case(case, n_runs=runs, n_select=20, rng=4)
+        assert not result.violation, result.to_row()
+
+
+def test_discover_with_a_detected_schema_is_flagged():
+    (case,) = audit.broken_discover_cases(epsilon=1.0, rng=0, size="smoke")
+    assert case.expect_violation
+    result = audit.run_case(case, n_runs=40, n_select=10, rng=5)
+    assert result.violation and result.k1 == 0, result.to_row()

@@ -1,0 +1,393 @@
+"""Audit cases for the private discovery algorithms of :data:`dpcd.registry.ALGORITHMS`, and broken variants.
+
+Each algorithm is audited on neighbours built for the statistic it actually
+uses, with the claim stated from its theorem and the parameters passed —
+never read back from the run's ledger:
+
+=================  =====================  ==================================================================
+algorithm          statistic / pair       claim (relation)
+=================  =====================  ==================================================================
+EM-PC              G² distance score:     ``epsilon_total`` (add/remove), paper 000 Thm. 1
+                   a record that breaks a
+                   tie between separating
+                   sets on 4 variables
+LapMech            G² borderline, 4 vars  ``epsilon_total`` (add/remove), Laplace on the full table
+Priv-PC            Kendall borderline     T examined tests × ε + ε/2 open sieve (replace), [WPS20] Thm. 1,
+                                          T = p(p − 1)Σ_{k≤m} C(p − 2, k), composed by dp_accounting's PLD
+SVT-PC             Kendall borderline     (p(p − 1)/2 + 1) AboveThreshold runs × ε (replace), PLD
+Sub-sampled Gauss  Kendall borderline     T Poisson-sub-sampled Gaussian steps (replace), PLD
+CURATE             Kendall borderline     (``epsilon_total``, ``delta_total``) (replace), Alg. 1
+PrivPC*            covariance: a record   ``epsilon_total`` (replace), Thm. 2 (corrected)
+                   at a corner of the box
+NOLEAKS, CURATE-SB covariance corner       ε_total, δ = m/n + I·δ (replace), basic composition
+PCD                noiseless-branch pair  ε per noisy comparison × 2 (the paper's accounting; no DP proof)
+=================  =====================  ==================================================================
+
+The compositions are computed with ``dp_accounting`` directly (not with
+:class:`dpcd.privacy.PrivacyLedger`, whose accounting is part of what is
+audited). :func:`broken_algorithm_cases` gives the pre-fix behaviours, which
+must be flagged: EM-PC storing the arg-max separating set of un-noised scores,
+and PrivPC* standardising with the data's own means and standard deviations.
+
+Examples
+--------
+>>> sorted(name for name, ok in available_algorithms().items() if ok)[:3]
+['curate', 'curate_sb', 'em_pc']
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import RngLike, as_rng, check_epsilon
+from ..registry import ALGORITHMS
+from .events import Event, edge_present, graph_key, observed_outputs
+from .neighbours import NeighbouringPair, borderline_ci_pair, crossing_pair, outlier_pair, replace_record
+from .runner import AuditCase
+
+__all__ = ["AlgorithmRun", "CASES", "available_algorithms", "algorithm_case", "broken_algorithm_cases",
+           "composed_epsilon", "worst_case_test_count", "SIZES"]
+
+SIZES = ("smoke", "quick", "full")
+
+
+def worst_case_test_count(p: int, max_order: int) -> int:
+    """T = p(p − 1)Σ_{k ≤ m} C(p − 2, k): the most CI tests PC can ask (the theorem's count, restated here)."""
+    last = min(max_order, p - 2)
+    return p * (p - 1) * sum(math.comb(p - 2, k) for k in range(last + 1))
+
+
+def composed_epsilon(*, delta: float, pure: Sequence[tuple[float, int]] = (), laplace: Sequence[tuple[float, int]] = (),
+                     subsampled_gaussian: Sequence[tuple[float, float, int]] = ()) -> float:
+    """ε at ``delta`` of the composition of (ε, count) pure steps, (ε, count) Laplace steps and
+    (σ, q, count) Poisson-sub-sampled Gaussian steps under replace-one, by ``dp_accounting``'s PLD.
+
+    ``delta = 0`` (pure steps only): basic composition Σ count·ε.
+    """
+    if delta <= 0:
+        if subsampled_gaussian:
+            raise ValueError("sub-sampled Gaussian steps need delta > 0")
+        return float(sum(e * c for e, c in list(pure) + list(laplace)))
+    from dp_accounting import privacy_accountant
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    total = None
+    interval = 1e-4
+    for eps, count in pure:
+        pld = pld_lib.from_privacy_parameters(common.DifferentialPrivacyParameters(epsilon=eps, delta=0.0),
+                                              value_discretization_interval=interval).self_compose(count)
+        total = pld if total is None else total.compose(pld)
+    for eps, count in laplace:
+        pld = pld_lib.from_laplace_mechanism(parameter=1.0 / eps,
+                                             value_discretization_interval=interval).self_compose(count)
+        total = pld if total is None else total.compose(pld)
+    for sigma, q, count in subsampled_gaussian:
+        pld = pld_lib.from_gaussian_mechanism(
+            standard_deviation=sigma, sampling_prob=q, value_discretization_interval=interval,
+            neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE).self_compose(count)
+        total = pld if total is None else total.compose(pld)
+    basic = float(sum(e * c for e, c in list(pure) + list(laplace)))
+    value = float(total.get_epsilon_for_delta(delta)) if total is not None else 0.0
+    return min(value, basic) if basic > 0 and not subsampled_gaussian else value
+
+
+@dataclass(frozen=True)
+class AlgorithmRun:
+    """Run ``module.function(data, rng=rng, **kwargs)`` and return its graph as a :func:`graph_key` (picklable).
+
+    ``data_standardised=True`` is a BROKEN wrapper, the pre-fix PrivPC*: each
+    column is standardised with the data set's own mean and standard deviation
+    (uncharged statistics that one record can move) and records are clipped to
+    norm √p, as the paper does; the release then treats ±√p standard units as
+    the public box (``standardise="bounds"``, ``clip_norm=1`` in box units).
+    """
+
+    module: str
+    function: str
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    data_standardised: bool = False
+
+    def result(self, data: Any, rng: Any) -> Any:
+        function = getattr(importlib.import_module(self.module), self.function)
+        kwargs = dict(self.kwargs)
+        if self.data_standardised:
+            array = np.asarray(data, dtype=np.float64)
+            standard = (array - array.mean(axis=0)) / np.where(array.std(axis=0) > 0, array.std(axis=0), 1.0)
+            data = pd.DataFrame(standard, columns=data.columns) if isinstance(data, pd.DataFrame) else standard
+            root = math.sqrt(array.shape[1])
+            kwargs.update(bounds=((-root, root),) * array.shape[1], standardise="bounds", clip_norm=1.0)
+        return function(data, rng=rng, **kwargs)
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        return graph_key(self.result(data, rng))
+
+
+def _graph_events(nodes: Sequence[str]) -> tuple[Event, ...]:
+    events = []
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1:]:
+            events += [edge_present(a, b), edge_present(a, b, oriented=True), edge_present(b, a, oriented=True)]
+    return tuple(events)
+
+
+def _frame(array: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(np.asarray(array), columns=[f"X{j}" for j in range(np.shape(array)[1])])
+
+
+def _as_frames(pair: NeighbouringPair) -> NeighbouringPair:
+    return NeighbouringPair(_frame(pair.data), _frame(pair.neighbour), pair.relation, pair.description, pair.meta)
+
+
+def _size(size: str, smoke: int, quick: int, full: int) -> int:
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+    return {"smoke": smoke, "quick": quick, "full": full}[size]
+
+
+def _case(name: str, run: AlgorithmRun, pair: NeighbouringPair, claim: tuple[float, float], note: str, *,
+          expect_violation: bool = False) -> AuditCase:
+    pair = _as_frames(pair) if not isinstance(pair.data, pd.DataFrame) else pair
+    nodes = [str(c) for c in pair.data.columns]
+    return AuditCase(name, run, pair, _graph_events(nodes), claim[0], claim[1], False, observed_outputs, note=note,
+                     expect_violation=expect_violation)
+
+
+# --------------------------------------------------------------------------- categorical (G², Kendall)
+
+
+P_VARIABLES = 4
+MAX_ORDER = 1
+
+
+def _em_pc(epsilon: float, rng: np.random.Generator, size: str, sepset: str = "joint") -> AuditCase:
+    from .sepset import sepset_tie_pair
+
+    pair = sepset_tie_pair(n=_size(size, 2000, 4000, 6000), rng=rng)
+    meta = pair.meta
+    total = float(meta["epsilon_total"])
+    columns = [str(c) for c in pair.data.columns]
+    kwargs = {"levels": tuple(int(meta["levels"][c]) for c in columns), "epsilon_total": total, "epsilon_split": tuple(meta["epsilon_split"]),
+              "max_order": meta["max_order"], "alpha": meta["alpha"], "sepset": sepset}
+    broken = sepset != "joint"
+    run = AlgorithmRun("dpcd.discovery.em_pc", "em_pc", tuple(sorted(kwargs.items())))
+    name = "BROKEN EM-PC, separating set from un-noised scores" if broken else "EM-PC"
+    return _case(name, run, pair, (total, 0.0),
+                 f"epsilon_total = {total:g} (claim, add/remove); split {meta['epsilon_split']}; {pair.description}",
+                 expect_violation=broken)
+
+
+def _lapmech(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    pair = borderline_ci_pair(n=_size(size, 200, 400, 800), alpha=0.05, n_variables=P_VARIABLES, rng=rng,
+                              test="g2")
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "alpha": 0.05, "max_order": MAX_ORDER}
+    run = AlgorithmRun("dpcd.discovery.lapmech", "lapmech", tuple(sorted(kwargs.items())))
+    return _case("LapMech", run, pair, (epsilon, 0.0), f"epsilon_total = {epsilon:g} (add/remove); "
+                 f"{pair.description}")
+
+
+def _kendall_pair(rng: np.random.Generator, size: str, alpha: float) -> NeighbouringPair:
+    return borderline_ci_pair(n=_size(size, 200, 400, 800), alpha=alpha, n_variables=P_VARIABLES, rng=rng,
+                              relation="replace", test="kendall")
+
+
+def _priv_pc(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    delta = 1e-6
+    pair = _kendall_pair(rng, size, 0.2)  # two-sided 0.2 = Priv-PC's one-sided alpha 0.1
+    n = len(pair.data)
+    tests = worst_case_test_count(P_VARIABLES, MAX_ORDER)
+    claim = composed_epsilon(delta=delta, pure=[(epsilon / 2, tests + 1)], laplace=[(epsilon / 2, tests)])
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_test": epsilon, "delta": delta, "alpha": 0.1,
+              "max_order": MAX_ORDER, "subsample_size": n // 2}
+    run = AlgorithmRun("dpcd.discovery.priv_pc", "priv_pc", tuple(sorted(kwargs.items())))
+    return _case("Priv-PC", run, pair, (claim, delta),
+                 f"epsilon_per_test = {epsilon:g}, at most {tests} examined tests + open sieve, PLD at delta "
+                 f"{delta:g} (replace); {pair.description}")
+
+
+def _svt_pc(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    delta = 1e-6
+    pair = _kendall_pair(rng, size, 0.2)
+    runs = P_VARIABLES * (P_VARIABLES - 1) // 2 + 1
+    claim = composed_epsilon(delta=delta, pure=[(epsilon, runs)])
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_edge": epsilon, "delta": delta, "alpha": 0.1,
+              "max_order": MAX_ORDER}
+    run = AlgorithmRun("dpcd.discovery.svt_pc", "svt_pc", tuple(sorted(kwargs.items())))
+    return _case("SVT-PC", run, pair, (claim, delta),
+                 f"epsilon_per_edge = {epsilon:g}, at most {runs} AboveThreshold runs (replace); {pair.description}")
+
+
+def _subsampled_gaussian(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    delta = 1e-6
+    pair = _kendall_pair(rng, size, 0.2)
+    sigma, q = 2.0 / epsilon, 0.5
+    tests = worst_case_test_count(P_VARIABLES, MAX_ORDER)
+    claim = composed_epsilon(delta=delta, subsampled_gaussian=[(sigma, q, tests)])
+    kwargs = {"levels": (2,) * P_VARIABLES, "sigma": sigma, "sampling_rate": q, "delta": delta, "alpha": 0.1,
+              "max_order": MAX_ORDER}
+    run = AlgorithmRun("dpcd.discovery.subsampled_gaussian_pc", "subsampled_gaussian_pc", tuple(sorted(kwargs.items())))
+    return _case("Sub-sampled Gaussian PC", run, pair, (claim, delta),
+                 f"sigma = {sigma:g}, q = {q:g}, at most {tests} steps (replace, PLD); {pair.description}")
+
+
+def _curate(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    delta = 1e-6
+    pair = _kendall_pair(rng, size, 0.05)
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta_total": delta, "threshold": 0.05,
+              "max_order": MAX_ORDER}
+    run = AlgorithmRun("dpcd.discovery.curate", "curate", tuple(sorted(kwargs.items())))
+    return _case("CURATE", run, pair, (epsilon, delta),
+                 f"epsilon_total = {epsilon:g}, delta_total = {delta:g} (replace); {pair.description}")
+
+
+# --------------------------------------------------------------------------- numeric (covariance, gradients)
+
+
+def _box_data(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Four variables in [−1, 1]: x1 depends on x0, x2 and x3 independent (public bounds [−1, 1])."""
+    z = rng.uniform(-1.0, 1.0, size=(n, P_VARIABLES))
+    z[:, 1] = np.clip(0.6 * z[:, 0] + 0.4 * z[:, 1], -1.0, 1.0)
+    return z
+
+
+BOX = ((-1.0, 1.0),) * P_VARIABLES
+
+
+def _privpc_star(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    data = _box_data(rng, _size(size, 200, 400, 800))
+    pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
+    kwargs = {"bounds": BOX, "epsilon_total": epsilon, "alpha": 0.05, "max_order": MAX_ORDER}
+    run = AlgorithmRun("dpcd.discovery.privpc_star", "privpc_star", tuple(sorted(kwargs.items())))
+    return _case("PrivPC*", run, pair, (epsilon, 0.0), f"epsilon_total = {epsilon:g} (replace), public bounds "
+                 f"[-1, 1]; {pair.description}")
+
+
+def _far_outlier_pair(rng: np.random.Generator, n: int) -> NeighbouringPair:
+    """D: x1 ≈ 0.9 x0 (strong edge), D′: one record's x0 replaced by 10⁶ (far outside any public bound)."""
+    z = rng.normal(size=(n, P_VARIABLES))
+    z[:, 1] = 0.9 * z[:, 0] + 0.45 * z[:, 1]
+    record = z[0].copy()
+    record[0] = 1e6
+    return replace_record(z, 0, record, description="one record's X0 replaced by 10^6")
+
+
+def _privpc_star_observed(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    pair = _far_outlier_pair(rng, _size(size, 300, 500, 1000))
+    kwargs = {"epsilon_total": epsilon, "alpha": 0.05, "max_order": MAX_ORDER}
+    run = AlgorithmRun("dpcd.discovery.privpc_star", "privpc_star", tuple(sorted(kwargs.items())),
+                       data_standardised=True)
+    return _case("BROKEN PrivPC*, standardised with the data's own mean and sd", run, pair, (epsilon, 0.0),
+                 f"epsilon_total = {epsilon:g} (replace); the pre-fix standardisation: the outlier rescales X0 "
+                 f"and hides its edge; {pair.description}", expect_violation=True)
+
+
+def _score_based(name: str, epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    n, m, delta, evaluations = _size(size, 300, 400, 600), 50, 1e-5, 10
+    data = _box_data(rng, n)
+    pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
+    kwargs: dict[str, Any] = {"epsilon_total": epsilon, "delta": delta, "line_search_size": m, "max_iter": 10,
+                              "bounds": BOX}
+    if name == "noleaks":
+        kwargs["max_evaluations"] = evaluations
+        claim_delta = m / n + evaluations * delta
+    else:
+        from ..discovery.curate_sb import plan as _plan  # the schedule length I is public (Lemma 2)
+
+        iterations = _plan(epsilon_total=epsilon, delta=delta, n=n, line_search_size=m).parameters["iterations"]
+        claim_delta = m / n + iterations * delta
+    run = AlgorithmRun(f"dpcd.discovery.{name}", name, tuple(sorted(kwargs.items())))
+    label = ALGORITHMS[name].label
+    return _case(label, run, pair, (epsilon, claim_delta),
+                 f"epsilon_total = {epsilon:g}, delta = m/n + I*delta = {claim_delta:.3g} (replace; the line-search "
+                 f"subset's delta m/n is large); {pair.description}")
+
+
+@dataclass(frozen=True)
+class _KendallP:
+    def __call__(self, data: np.ndarray) -> float:
+        from ..rcit import kendall_ci_test
+
+        return float(kendall_ci_test(data, 0, 1).p_value)
+
+
+@dataclass(frozen=True)
+class _LinearPair:
+    base: np.ndarray = field(repr=False)
+
+    def __call__(self, strength: float) -> np.ndarray:
+        return np.column_stack([self.base[:, 0], strength * self.base[:, 0] + self.base[:, 1]])
+
+
+def _pcd(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
+    """PCD with the Kendall test on two variables: D in the noiseless branch p − Δ_P > α, D′ just outside.
+
+    On D the edge is removed with probability 1; on D′ the noisy comparison
+    keeps it with positive probability: no finite ε covers that (the paper's
+    Thm. 5 accounting claims ε per noisy comparison, at most 2 comparisons here).
+    """
+    from ..rcit import kendall_pvalue_sensitivity
+
+    n = _size(size, 300, 400, 400)
+    alpha = 0.05
+    sensitivity = kendall_pvalue_sensitivity(n)
+    base = rng.normal(size=(n, 2))
+    base[:, 0] -= base[:, 0].mean()
+    candidates = np.array([[a, b] for a in (-3.0, 3.0) for b in (-3.0, 3.0)])
+    make, statistic = _LinearPair(base), _KendallP()
+    if statistic(make(0.0)) < alpha + sensitivity:
+        for _ in range(50):  # a sample without association: shuffle the second column until p is large
+            base[:, 1] = rng.permutation(base[:, 1])
+            if statistic(make(0.0)) >= alpha + sensitivity + 0.1:
+                break
+    pair = crossing_pair(make, statistic, target=alpha + sensitivity, candidates=candidates, relation="replace",
+                         low=0.0, high=1.0)
+    run = AlgorithmRun("dpcd.discovery.pcd", "pcd", (("alpha", alpha), ("ci_test", "kendall"),
+                                                     ("epsilon_per_test", epsilon)))
+    return _case("PCD", run, pair, (2 * epsilon, 0.0),
+                 f"Kendall test, Δ_P = {sensitivity:.3g}: p(D) = {pair.meta['statistic_D']:.4g} ≥ α + Δ_P "
+                 f"(noiseless removal), p(D′) = {pair.meta['statistic_D_prime']:.4g}; claim: the paper's "
+                 f"accounting, epsilon per noisy comparison (replace)", expect_violation=True)
+
+
+CASES: dict[str, Callable[..., AuditCase]] = {
+    "em_pc": _em_pc,
+    "lapmech": _lapmech,
+    "priv_pc": _priv_pc,
+    "svt_pc": _svt_pc,
+    "subsampled_gaussian": _subsampled_gaussian,
+    "curate": _curate,
+    "privpc_star": _privpc_star,
+    "noleaks": lambda epsilon, rng, size: _score_based("noleaks", epsilon, rng, size),
+    "curate_sb": lambda epsilon, rng, size: _score_based("curate_sb", epsilon, rng, size),
+    "pcd": _pcd,
+}
+"""Audit case builder per registry name: ``builder(epsilon, rng, size) -> AuditCase``."""
+
+
+def available_algorithms() -> dict[str, bool]:
+    """For every registry algorithm with an audit case: is it importable here?"""
+    return {name: ALGORITHMS[name].available for name in CASES if name in ALGORITHMS}
+
+
+def algorithm_case(name: str, *, epsilon: float, rng: RngLike, size: str = "quick") -> AuditCase:
+    """The :class:`AuditCase` of registry algorithm ``name`` (``epsilon``: its privacy parameter)."""
+    if name not in CASES:
+        raise ValueError(f"unknown algorithm {name!r}; audit cases exist for {sorted(CASES)}")
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+    if not available_algorithms().get(name, False):
+        raise ValueError(f"algorithm {name!r} is not available in this version of dpcd")
+    return CASES[name](check_epsilon(epsilon), as_rng(rng), size)
+
+
+def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick") -> list[AuditCase]:
+    """The pre-fix behaviours, each of which the audit must flag (``expect_violation=True``)."""
+    generator = as_rng(rng)
+    return [_em_pc(epsilon, generator, size, sepset="argmax"), _privpc_star_observed(epsilon, generator, size)]

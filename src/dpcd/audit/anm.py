@@ -1,0 +1,199 @@
+"""Audit cases for private ANM with test-set privacy (Kusner et al. 2016, Sec. 4).
+
+The pair replaces the test record that moves the score margin most
+(:func:`anm_test_pair`, an exhaustive search over a grid of the public box);
+each of the two scores is released with Lap(Δ/(ε/2)), so the claim is ε by
+Thm. 1/3 and basic composition — stated here, not read from a ledger.
+
+Examples
+--------
+>>> sorted(ANM_SCORES)
+['HSIC', 'Kendall', 'Spearman']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import replace as dc_replace
+from typing import Any
+
+import numpy as np
+
+from .._validation import RngLike, as_rng, check_epsilon, check_int
+from ..anm import check_split, fit_anm, fit_scores, krr_predict, private_anm_test_set, score_sensitivity
+from .events import Event, as_batch_array, at_least
+from .neighbours import NeighbouringPair, replace_record
+from .runner import AuditCase
+
+__all__ = ["ANM_SCORES", "anm_test_pair", "anm_case"]
+
+
+ANM_SCORES = {"Spearman": "spearman", "Kendall": "kendall", "HSIC": "hsic"}
+_ANM_BOUNDS = (-1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class _ANMTestSetRun:
+    """One run of :func:`dpcd.anm.private_anm_test_set` on a pair stored as an (n, 2) array in [−1, 1]².
+
+    The split (``train_index``, ``test_index``) and the bounds [−1, 1] of both
+    variables are passed as public, so data sets differing in one test row
+    are neighbours exactly as the test-set guarantee states. Output: the
+    released scores ``(p_{X→Y}, p_{Y→X})`` of ``score``. ``sensitivity_factor``
+    < 1 is a BROKEN variant: the noise is calibrated to that fraction of the
+    sensitivity (run with ε / factor) while the claim stays the published one.
+    """
+
+    score: str
+    epsilon: float
+    train_index: tuple[int, ...]
+    test_index: tuple[int, ...]
+    lam: float = 1e-3
+    sensitivity_factor: float = 1.0
+
+    def result(self, data: Any, rng: Any) -> Any:
+        array = np.asarray(data, dtype=np.float64)
+        return private_anm_test_set(
+            array[:, 0], array[:, 1], epsilon=self.epsilon / self.sensitivity_factor, scores=(self.score,),
+            lam=self.lam, split=(np.asarray(self.train_index), np.asarray(self.test_index)),
+            bounds_x=_ANM_BOUNDS, bounds_y=_ANM_BOUNDS, rng=rng)
+
+    def __call__(self, data: Any, rng: Any) -> np.ndarray:
+        return np.asarray(self.result(data, rng).scores[self.score], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class _ScoreMargin:
+    """Indicator of ``p_{Y→X} − p_{X→Y} ≥ threshold`` (``> threshold`` when ``strict``) on a batch of score pairs."""
+
+    threshold: float
+    strict: bool = False
+
+    def __call__(self, batch: Any) -> np.ndarray:
+        values = as_batch_array(batch).astype(np.float64, copy=False).reshape(-1, 2)
+        margin = values[:, 1] - values[:, 0]
+        return margin > self.threshold if self.strict else margin >= self.threshold
+
+
+def _abs_tau(a: np.ndarray, b: np.ndarray) -> float:
+    m = a.size
+    return abs(float(np.sum(np.sign(a[:, None] - a[None, :]) * np.sign(b[:, None] - b[None, :])))) / (m * (m - 1))
+
+
+def _anm_margins(fit: Any, score: str, x_new: np.ndarray, y_new: np.ndarray, f_new: np.ndarray,
+                 g_new: np.ndarray) -> np.ndarray:
+    """Non-private margins s_{Y→X} − s_{X→Y} after replacing test row k by (x_new[c], y_new[c]), shape (m, C).
+
+    ``f_new``/``g_new`` are the (fixed, trained) regressions evaluated at the candidates.
+    """
+    tie_rng = np.random.default_rng(0)  # continuous data: ranks have no ties, the priorities do not matter
+    out = np.empty((fit.m, x_new.size))
+    for k in range(fit.m):
+        for c in range(x_new.size):
+            xt, yt = fit.x_test.copy(), fit.y_test.copy()
+            ry, rx = fit.residual_y.copy(), fit.residual_x.copy()
+            xt[k], yt[k] = x_new[c], y_new[c]
+            ry[k], rx[k] = y_new[c] - f_new[c], x_new[c] - g_new[c]
+            if score == "kendall":  # |C − D| / (m(m − 1)/2) on untied data, O(m²) without scipy's overhead
+                out[k, c] = _abs_tau(yt, rx) - _abs_tau(xt, ry)
+                continue
+            s_xy, s_yx = fit_scores(dc_replace(fit, x_test=xt, y_test=yt, residual_y=ry, residual_x=rx), score,
+                                     tie_rng)
+            out[k, c] = s_yx - s_xy
+    return out
+
+
+def anm_test_pair(data: np.ndarray, *, split: tuple[np.ndarray, np.ndarray], score: str, lam: float = 1e-3,
+                  grid_points: int = 9) -> NeighbouringPair:
+    """The test-row replacement that moves the ANM score margin ``s_{Y→X} − s_{X→Y}`` the most.
+
+    ``data`` is an (n, 2) array in [−1, 1]² (the public bounds), ``split`` the
+    public train/test split. Candidates: every test row, replaced by every point
+    of a ``grid_points`` × ``grid_points`` grid of [−1, 1]² (corners included).
+    The training half — hence both kernel regressions and all bandwidths — is
+    the same on D and D′, so only the replaced test record's point and its two
+    residuals change; the search is exhaustive over this grid. ``meta`` holds
+    the margins on D and D′ (recomputed with :func:`dpcd.anm.fit_anm`).
+    """
+    array = np.asarray(data, dtype=np.float64)
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(f"data must be an (n, 2) array, got shape {array.shape}")
+    if np.any(np.abs(array) > 1.0):
+        raise ValueError("data must lie in [-1, 1]^2 (the public bounds)")
+    train, test = check_split(split, array.shape[0])
+    grid_points = check_int(grid_points, "grid_points", minimum=2)
+
+    def fit_of(d: np.ndarray):
+        return fit_anm(d[:, 0], d[:, 1], lam=lam, rng=0, split=(train, test), bounds_x=_ANM_BOUNDS,
+                       bounds_y=_ANM_BOUNDS)
+
+    fit = fit_of(array)
+    grid = np.linspace(-1.0, 1.0, grid_points)
+    x_new, y_new = (v.ravel() for v in np.meshgrid(grid, grid, indexing="ij"))
+    x_tr, y_tr = array[train, 0], array[train, 1]
+    f_new, _ = krr_predict(x_tr, y_tr, x_new, lam=lam, bandwidth=fit.bandwidths["x"])
+    g_new, _ = krr_predict(y_tr, x_tr, y_new, lam=lam, bandwidth=fit.bandwidths["y"])
+    base = fit_scores(fit, score, np.random.default_rng(0))
+    base_margin = base[1] - base[0]
+    change = np.abs(_anm_margins(fit, score, x_new, y_new, f_new, g_new) - base_margin)
+    k, c = np.unravel_index(int(np.argmax(change)), change.shape)
+    row = int(test[k])
+    record = np.array([x_new[c], y_new[c]])
+    after = fit_scores(fit_of(replace_record(array, row, record, check=False).neighbour), score,
+                        np.random.default_rng(0))
+    meta = {"margin_D": base_margin, "margin_D_prime": after[1] - after[0], "scores_D": base,
+            "scores_D_prime": after, "row": row, "record": record.tolist(), "m": fit.m, "n": fit.n}
+    description = (f"test row {row} ({array[row, 0]:.2f}, {array[row, 1]:.2f}) replaced by "
+                   f"({record[0]:.2f}, {record[1]:.2f}): {score} margin s_YX − s_XY {base_margin:.3g} → "
+                   f"{meta['margin_D_prime']:.3g}; training half and split public")
+    return replace_record(array, row, record, description=description, meta=meta)
+
+
+def anm_case(score: str = "spearman", *, epsilon: float, rng: RngLike, size: str = "quick",
+             sensitivity_factor: float = 1.0) -> AuditCase:
+    """Audit case for private ANM with test-set privacy (Kusner et al. 2016, Sec. 4) and one score.
+
+    Data: ``n`` pairs with ``x ~ U(−1, 1)``, ``y = 0.8 x³ + 0.2 U(−1, 1)``
+    (so in [−1, 1]², the public bounds), the first half the public training
+    half, the rest the test half. The pair replaces the test record that moves
+    the score margin most (:func:`anm_test_pair`). Each score is released with
+    ε/2, so the ledger total (the claim, read from a probe run's ledger) is
+    ``epsilon``. Events: the released decision "x→y" (``p_{X→Y} < p_{Y→X}``),
+    ``p_{Y→X} − p_{X→Y} ≥ c`` and ``p_{X→Y} ≥ c``, ``p_{Y→X} ≥ c`` on grids
+    of c (complements are added by the auditor). The claim is ``epsilon``
+    (two Laplace releases of ε/2 each, Thm. 1/3). ``sensitivity_factor=0.5``
+    gives the BROKEN variant with the noise of half the sensitivity.
+    """
+    if score not in ANM_SCORES.values():
+        raise ValueError(f"score must be one of {sorted(ANM_SCORES.values())}, got {score!r}")
+    if size not in ("smoke", "quick", "full"):
+        raise ValueError(f"size must be 'smoke', 'quick' or 'full', got {size!r}")
+    epsilon = check_epsilon(epsilon)
+    if not 0 < sensitivity_factor <= 1:
+        raise ValueError(f"sensitivity_factor must lie in (0, 1], got {sensitivity_factor}")
+    generator = as_rng(rng)
+    n = {"smoke": 40, "quick": 100, "full": 200}[size]
+    grid_points = {"smoke": 5, "quick": 9, "full": 13}[size]
+    x = generator.uniform(-1.0, 1.0, n)
+    data = np.column_stack([x, 0.8 * x**3 + 0.2 * generator.uniform(-1.0, 1.0, n)])
+    train, test = np.arange(n // 2), np.arange(n // 2, n)
+    pair = anm_test_pair(data, split=(train, test), score=score, grid_points=grid_points)
+    run = _ANMTestSetRun(score, epsilon / 2.0, tuple(int(i) for i in train), tuple(int(i) for i in test),
+                         sensitivity_factor=float(sensitivity_factor))
+    scale = score_sensitivity(score, pair.meta["m"]) / (epsilon / 2.0) * sensitivity_factor
+    centre = 0.5 * (pair.meta["margin_D"] + pair.meta["margin_D_prime"])
+    events = [Event("released decision x→y", _ScoreMargin(0.0, strict=True))]
+    events += [Event(f"p_YX − p_XY ≥ {c:.3g}", _ScoreMargin(float(c)))
+               for c in np.linspace(centre - 4 * scale, centre + 4 * scale, 33)]
+    for j, label in ((0, "XY"), (1, "YX")):
+        values = (pair.meta["scores_D"][j], pair.meta["scores_D_prime"][j])
+        middle = 0.5 * sum(values)
+        events += [at_least(c, coordinate=j, name=f"p_{label} ≥ {c:.3g}")
+                   for c in np.linspace(middle - 3 * scale, middle + 3 * scale, 17)]
+    label = {v: k for k, v in ANM_SCORES.items()}[score]
+    broken = sensitivity_factor != 1.0
+    name = f"{'BROKEN ' if broken else ''}ANM (test-set, {label})"
+    note = (f"n = {n} (m = {pair.meta['m']} test records), ε/2 per score, claim ε (replace one test record; "
+            "training half, split and bounds public)"
+            + (f"; noise for {sensitivity_factor:g} × the sensitivity" if broken else ""))
+    return AuditCase(name, run, pair, tuple(events), epsilon, 0.0, False, note=note, expect_violation=broken)
