@@ -313,3 +313,16 @@ def test_experiment_algorithms_are_names():
     assert "curate" in names and "pc" in names
     available = curate_module.available_algorithms()
     assert set(available) == set(names) and available["pc"] is True
+
+
+def test_subsampled_run_is_amplified_once_within_the_budget():
+    """One sub-sample for every test: accounted on it at the larger budget, amplified once (BBG18 Thm 9)."""
+    ds = load_bnlearn("asia", 20_000, rng=0)
+    res = curate(ds.data, levels=ds.levels, epsilon_total=1.0, delta_total=1e-6, rng=3, subsample=True)
+    q = res.info["subsample_rate"]
+    spent_on_subsample = sum(o["epsilon_curate"] for o in res.info["orders"])
+    assert spent_on_subsample <= math.log1p(math.expm1(1.0) / q) * (1 + 1e-9)
+    assert spent_on_subsample > 1.0  # the sub-sample run may spend more than the request ...
+    (charge,) = res.ledger.entries  # ... and is charged once, amplified
+    assert charge.epsilon == pytest.approx(math.log1p(q * math.expm1(spent_on_subsample)))
+    assert res.info["epsilon_curate"] == charge.epsilon <= 1.0 + 1e-9 and charge.delta <= 1e-6 * (1 + 1e-9)

@@ -281,6 +281,29 @@ def test_values_outside_the_schema_run_without_an_error(asia, tmp_path):
     assert set(found.graph.edges) == set(same.graph.edges)
 
 
+def test_malformed_rows_are_read_as_missing_values_not_errors(asia, tmp_path):
+    labels, schema = asia
+    csv = tmp_path / "asia.csv"
+    labels.to_csv(csv, index=False)
+    text = csv.read_bytes().splitlines()
+    text[1] = text[1] + b",extra,fields"   # too many fields
+    text[2] = b"no"                        # too few
+    text[3] = b"\xff\xfe" + text[3][2:]     # not UTF-8
+    csv.write_bytes(b"\n".join(text) + b"\n")
+    found = dpcd.discover(csv, schema=schema, algorithm="em_pc", epsilon=1.0, rng=0, progress=False)
+    assert found.privacy["assumed_public"]["n"] == len(labels)
+
+
+def test_add_remove_refuses_a_schema_that_declares_n(asia):
+    labels, schema = asia
+    with pytest.raises(SchemaError, match="n is protected"):
+        dpcd.discover(labels, schema=Schema(schema.columns, n=len(labels)), relation="add/remove", epsilon=1.0,
+                      algorithm="em_pc", progress=False)
+    tiny = dpcd.discover(labels.iloc[:2], schema=schema, relation="add/remove", epsilon=1.0, algorithm="em_pc",
+                         progress=False)  # any number of rows runs: n is protected
+    assert set(tiny.graph.nodes) == set(labels.columns)
+
+
 def test_schema_is_required_and_a_draft_is_refused(asia):
     labels, schema = asia
     with pytest.raises(SchemaError, match="dpcd schema DATA.csv"):

@@ -553,6 +553,29 @@ def draft_schema(frame: pd.DataFrame, *, bins: int = DEFAULT_BINS) -> Schema:
 # =========================================================================== for the algorithms
 
 
+def _per_column(value: Any, p: int, names: Sequence[str] | None, what: str, from_schema) -> list:
+    """One public entry per column from a :class:`Schema` (via ``from_schema``), a mapping or a sequence."""
+    if isinstance(value, Schema):
+        if names is not None and tuple(str(v) for v in names) != value.names:
+            raise SchemaError(f"the schema's columns {list(value.names)[:6]} do not match the data's "
+                              f"{list(names)[:6]}")
+        entries = list(from_schema(value))
+    elif isinstance(value, Mapping):
+        if names is None:
+            raise TypeError(f"{what} given as a mapping needs named columns (a DataFrame or node_names)")
+        try:
+            entries = [value[v] for v in names]
+        except KeyError as error:
+            raise ValueError(f"{what} has no entry for column {error.args[0]!r}") from None
+    elif isinstance(value, (str, bytes)):
+        raise TypeError(f"{what} must be a sequence, a mapping or a Schema, got {value!r}")
+    else:
+        entries = list(value)
+    if len(entries) != p:
+        raise ValueError(f"{what} has {len(entries)} entries but the data has {p} columns")
+    return entries
+
+
 def public_levels(levels: Any, p: int, names: Sequence[str] | None = None) -> np.ndarray:
     """Domain sizes of ``p`` categorical columns from public information, as int64.
 
@@ -564,24 +587,9 @@ def public_levels(levels: Any, p: int, names: Sequence[str] | None = None) -> np
         raise TypeError("levels: pass the public number of categories of each column (a sequence of integers, "
                         "a mapping column -> size, or a Schema); private algorithms do not read domains from "
                         "the data")
-    if isinstance(levels, Schema):
-        if names is not None and tuple(str(v) for v in names) != levels.names:
-            raise SchemaError(f"the schema's columns {list(levels.names)[:6]} do not match the data's "
-                              f"{list(names)[:6]}")
-        values = list(levels.levels)
-    elif isinstance(levels, Mapping):
-        if names is None:
-            raise TypeError("levels given as a mapping needs named columns (a DataFrame or node_names)")
-        try:
-            values = [levels[v] for v in names]
-        except KeyError as error:
-            raise ValueError(f"levels has no entry for column {error.args[0]!r}") from None
-    else:
-        values = list(np.asarray(levels).ravel()) if not isinstance(levels, (str, bytes)) else None
-        if values is None:
-            raise TypeError(f"levels must be integers, a mapping or a Schema, got {levels!r}")
-    if len(values) != p:
-        raise ValueError(f"levels has {len(values)} entries but the data has {p} columns")
+    if isinstance(levels, np.ndarray):
+        levels = levels.ravel().tolist()
+    values = _per_column(levels, p, names, "levels", lambda schema: schema.levels)
     return np.asarray([check_int(int(v) if isinstance(v, np.integer) else v, "levels", minimum=1)
                        for v in values], dtype=np.int64)
 
@@ -595,22 +603,7 @@ def public_bounds(bounds: Any, p: int, names: Sequence[str] | None = None) -> np
     if bounds is None:
         raise TypeError("bounds: pass public (lower, upper) bounds per column (a sequence of pairs, a mapping "
                         "column -> pair, or a Schema); private algorithms do not read bounds from the data")
-    if isinstance(bounds, Schema):
-        if names is not None and tuple(str(v) for v in names) != bounds.names:
-            raise SchemaError(f"the schema's columns {list(bounds.names)[:6]} do not match the data's "
-                              f"{list(names)[:6]}")
-        pairs = list(bounds.bounds)
-    elif isinstance(bounds, Mapping):
-        if names is None:
-            raise TypeError("bounds given as a mapping needs named columns (a DataFrame or node_names)")
-        try:
-            pairs = [bounds[v] for v in names]
-        except KeyError as error:
-            raise ValueError(f"bounds has no entry for column {error.args[0]!r}") from None
-    else:
-        pairs = list(bounds)
-    if len(pairs) != p:
-        raise ValueError(f"bounds has {len(pairs)} entries but the data has {p} columns")
+    pairs = _per_column(bounds, p, names, "bounds", lambda schema: schema.bounds)
     out = np.empty((p, 2))
     for j, pair in enumerate(pairs):
         try:

@@ -48,7 +48,7 @@ import pandas as pd
 
 from .._validation import RngLike, as_rng, check_epsilon
 from ..registry import ALGORITHMS
-from .events import Event, edge_present, graph_key, observed_outputs
+from .events import graph_events, graph_key, observed_outputs
 from .neighbours import NeighbouringPair, borderline_ci_pair, crossing_pair, outlier_pair, replace_record
 from .runner import AuditCase
 
@@ -130,14 +130,6 @@ class AlgorithmRun:
         return graph_key(self.result(data, rng))
 
 
-def _graph_events(nodes: Sequence[str]) -> tuple[Event, ...]:
-    events = []
-    for i, a in enumerate(nodes):
-        for b in nodes[i + 1:]:
-            events += [edge_present(a, b), edge_present(a, b, oriented=True), edge_present(b, a, oriented=True)]
-    return tuple(events)
-
-
 def _frame(array: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame(np.asarray(array), columns=[f"X{j}" for j in range(np.shape(array)[1])])
 
@@ -156,7 +148,7 @@ def _case(name: str, run: AlgorithmRun, pair: NeighbouringPair, claim: tuple[flo
           expect_violation: bool = False) -> AuditCase:
     pair = _as_frames(pair) if not isinstance(pair.data, pd.DataFrame) else pair
     nodes = [str(c) for c in pair.data.columns]
-    return AuditCase(name, run, pair, _graph_events(nodes), claim[0], claim[1], False, observed_outputs, note=note,
+    return AuditCase(name, run, pair, graph_events(nodes), claim[0], claim[1], False, observed_outputs, note=note,
                      expect_violation=expect_violation)
 
 

@@ -44,7 +44,7 @@ import pandas as pd
 
 from .._validation import RngLike, as_rng, check_epsilon
 from ..schema import Schema, draft_schema
-from .events import Event, edge_present, observed_outputs
+from .events import graph_events, observed_outputs
 from .neighbours import NeighbouringPair, replace_record
 from .runner import AuditCase
 
@@ -102,14 +102,6 @@ class DiscoverRun:
         return frozenset(edges + markers)
 
 
-def _events(nodes: Sequence[str]) -> tuple[Event, ...]:
-    events = []
-    for i, a in enumerate(nodes):
-        for b in nodes[i + 1:]:
-            events += [edge_present(a, b), edge_present(a, b, oriented=True), edge_present(b, a, oriented=True)]
-    return tuple(events)
-
-
 def _numeric_pair(rng: np.random.Generator, n: int) -> tuple[NeighbouringPair, Schema]:
     z = rng.normal(size=(n, 4))
     z[:, 1] = 0.9 * z[:, 0] + 0.45 * z[:, 1]
@@ -130,7 +122,7 @@ def discover_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick
     n = {"smoke": 300, "quick": 500, "full": 1000}[size]
     pair, schema = _numeric_pair(generator, n)
     numeric = AuditCase("discover (numeric CSV, far outlier)", DiscoverRun(schema.dumps(), epsilon), pair,
-                        _events(list(pair.data.columns)), epsilon, 1e-6, False, observed_outputs,
+                        graph_events(list(pair.data.columns)), epsilon, 1e-6, False, observed_outputs,
                         note=f"auto -> PrivPC*, bounds [-4, 4] public, requested epsilon = {epsilon:g} (replace); "
                              f"{pair.description}")
     tie = sepset_tie_pair(n={"smoke": 2000, "quick": 4000, "full": 6000}[size], rng=generator)
@@ -141,7 +133,7 @@ def discover_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick
     tie_pair = NeighbouringPair(frame, frame_prime, tie.relation, tie.description, tie.meta)
     categorical = AuditCase("discover (categorical CSV, tie-breaking record)",
                             DiscoverRun(tie_schema.dumps(), epsilon, relation="add/remove", algorithm="em_pc"),
-                            tie_pair, _events(list(frame.columns)), epsilon, 0.0, False, observed_outputs,
+                            tie_pair, graph_events(list(frame.columns)), epsilon, 0.0, False, observed_outputs,
                             note=f"EM-PC, requested epsilon = {epsilon:g} (add/remove); {tie.description}")
     return [numeric, categorical]
 
@@ -159,7 +151,7 @@ def broken_discover_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str =
     pair = replace_record(frame.astype(object), 0, record,
                           description="one record with a level of a that no other record has")
     case = AuditCase("BROKEN discover with a schema detected from the data", DiscoverRun(None, epsilon), pair,
-                     _events(list(frame.columns)), epsilon, 1e-6, False, observed_outputs,
+                     graph_events(list(frame.columns)), epsilon, 1e-6, False, observed_outputs,
                      note=f"requested epsilon = {epsilon:g} (replace); the drafted levels depend on the record",
                      expect_violation=True)
     return [case]

@@ -27,7 +27,7 @@ import numpy as np
 from .._validation import check_int
 
 __all__ = ["Event", "as_batch_array", "at_least", "threshold_events", "equals", "graph_key", "edge_present",
-           "graph_equals", "observed_outputs", "check_events"]
+           "graph_equals", "observed_outputs", "graph_events", "check_events"]
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,15 @@ def observed_outputs(*outputs: Sequence[Any], max_events: int = 20) -> list[Even
         else:
             events.append(equals(value, name=f"M = {value!r}"))
     return events
+
+
+def graph_events(nodes: Sequence[Hashable]) -> tuple[Event, ...]:
+    """For every pair of nodes: "adjacent", "a → b" and "b → a" (the events of a graph audit)."""
+    events = []
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1:]:
+            events += [edge_present(a, b), edge_present(a, b, oriented=True), edge_present(b, a, oriented=True)]
+    return tuple(events)
 
 
 def check_events(events: Any) -> list[Event]:

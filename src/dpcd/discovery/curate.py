@@ -47,10 +47,11 @@ Deviations from the text (each also noted where it happens):
   theorem; ``composition="paper"`` reproduces the text (then the reported total
   is the paper's formula, not a proven bound);
 * Δ: the paper perturbs the p-value and bounds its sensitivity by
-  L_Φ·Δ(τ) with L_Φ = 1/√(2π) (App. VI-B); the two-sided p-value
-  2(1 − Φ(|z|)) has Lipschitz constant √(2/π), which we use, times the
-  sensitivity of the conditional Kendall z-statistic of Wang, Pang & Song (2020,
-  Thm 3), ``dpcd.privacy.sensitivity.conditional_kendall_sensitivity``;
+  L_Φ·Δ(τ) with L_Φ = 1/√(2π) (App. VI-B); we use the exact worst case of the
+  two-sided p-value 2(1 − Φ(|z|)) for a z-statistic that moves by at most Δ_z,
+  2Φ(Δ_z) − 1 (capped at 1), with Δ_z the replace-one sensitivity of the
+  conditional Kendall z-statistic of Wang, Pang & Song (2020, Thm 3, with the
+  weight change), ``dpcd.privacy.sensitivity.conditional_kendall_sensitivity``;
 * the same (pair, S) question asked from both ends of an edge is answered
   once per run (post-processing), so t_j ≤ e_j·C(d−2, j) holds as the paper
   assumes;
@@ -233,7 +234,10 @@ def optimise_budgets(budget: float, n_edges: int, n_vars: int, order: int, *, th
 
     Variables: x_j = ε_j / budget for j = order..last_order (default d − 2);
     constraints Σ_j L(t_j, ε_j') ≤ budget with ε_j' the sub-sampling-amplified
-    ε_j (ε_j' = ε_j without sub-sampling) and ε_j ≥ ε_{j+1}. The uniform
+    ε_j (ε_j' = ε_j without sub-sampling) and ε_j ≥ ε_{j+1}. Amplifying each
+    test is the paper's formulation and is valid only if every test draws its
+    own sub-sample; :func:`curate` runs all tests on one sub-sample, so it
+    solves OPT without amplification and amplifies the whole run once. The uniform
     allocation is the starting point; the returned budgets are checked to be
     feasible (scaled down by bisection if SLSQP's tolerance left them slightly
     outside) and are the uniform ones when SLSQP found nothing better.
@@ -478,9 +482,13 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         :func:`kendall_pvalue_sensitivity` of the (sub-)sample size and the
         number of strata of each conditioning set S (public domains), with the
         order-0 value used as Lemma 1's Δ inside OPT.
-    subsample, subsample_size : run the tests on a uniform sub-sample of m rows
-        (default m = n/10 when ``subsample``) and account amplified budgets
-        ln(1 + (m/n)(e^ε − 1)) inside OPT [BBG18, Thm 9].
+    subsample, subsample_size : run every test on one uniform sub-sample of m
+        rows (default m = n/10 when ``subsample``). The run is accounted on the
+        sub-sample at (ln(1 + (e^ε_Total − 1)/q), δ_Total/q), q = m/n, and
+        amplified **once** [BBG18, Thm 9] to (ε_Total, δ_Total); the ledger then
+        holds that single amplified charge. (Amplifying each test's ε before
+        composing them, as OPT's ``subsample_rate`` does, is not valid when the
+        tests share one sub-sample.)
     max_order : largest conditioning-set size (default d − 2).
     c1, c2 : the constants of Lemma 1.
     composition : "advanced" (the theorem, default) or "paper" (Eq. 3 as printed).
@@ -520,7 +528,6 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     n, d = codes.shape
     levels = public_levels(levels, d, names)
     last = d - 2 if max_order is None else min(check_int(max_order, "max_order", minimum=0), d - 2)
-    delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
     q = 1.0
     if subsample or subsample_size is not None:
         m = max(n // 10, 2) if subsample_size is None else check_int(subsample_size, "subsample_size", minimum=2)
@@ -529,6 +536,14 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         idx = generator.choice(n, size=m, replace=False)
         codes = codes[np.sort(idx)]
         q = m / n
+    # With a sub-sample every test sees the same m rows: the run is accounted on the sub-sample at the
+    # budget whose single amplification [BBG18, Thm 9] is the request, never test by test.
+    epsilon_run = epsilon_total if q >= 1 else math.log1p(math.expm1(epsilon_total) / q)
+    if delta_total is not None and q < 1:
+        delta_total = check_delta(delta_total, "delta_total") / q
+        if delta_total >= 1:
+            raise ValueError(f"delta_total/q = {delta_total:.3g} must be below 1 with a sub-sample of rate q = {q:.3g}")
+    delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
     tester = CITester(np.asfortranarray(codes), "kendall", levels=levels)
     per_test = None
     if sensitivity is None:
@@ -544,12 +559,23 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         sensitivity = per_test(())  # the order-0 value plans OPT (Lemma 1's Δ)
     sensitivity = check_positive(sensitivity, "sensitivity")
     ledger = PrivacyLedger("replace", public=PUBLIC)
-    decider = CurateDecider(tester, n_vars=d, epsilon_total=epsilon_total, delta_prime=delta_prime,
+    decider = CurateDecider(tester, n_vars=d, epsilon_total=epsilon_run, delta_prime=delta_prime,
                             delta_total=delta_total, threshold=threshold, beta1=beta1, beta2=beta2,
                             sensitivity=sensitivity, rng=generator, ledger=ledger, last_order=last,
-                            subsample_rate=q, c1=c1, c2=c2, composition=composition, per_test_sensitivity=per_test)
+                            subsample_rate=1.0, c1=c1, c2=c2, composition=composition, per_test_sensitivity=per_test)
     result = run_pc(names, decider, max_order=last, ledger=ledger)
     decider.finish()
+    spent = (float(sum(o["epsilon_curate"] for o in decider.orders)),
+             float(sum(o["delta_curate"] for o in decider.orders)))
+    if q < 1:  # one charge for the whole run on the sub-sample, amplified once
+        amplified = (math.log1p(q * math.expm1(spent[0])), q * spent[1])
+        ledger = PrivacyLedger("replace", public=PUBLIC)
+        if amplified[0] > 0:
+            ledger.charge("CURATE on a uniform sub-sample (amplified once)", epsilon=amplified[0],
+                          delta=amplified[1], kind="approx",
+                          note=f"run on m = {len(codes)} of n = {n} rows, ({spent[0]:.4g}, {spent[1]:.3g})-DP there")
+        spent = amplified
+    result = replace(result, ledger=ledger)
     info = {
         "algorithm": "curate",
         "epsilon_total": epsilon_total,
@@ -562,8 +588,8 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         "subsample_rate": q,
         "composition": composition,
         "orders": decider.orders,
-        "epsilon_curate": float(sum(o["epsilon_curate"] for o in decider.orders)),
-        "delta_curate": float(sum(o["delta_curate"] for o in decider.orders)),
+        "epsilon_curate": spent[0],
+        "delta_curate": spent[1],
         "stop_reason": decider.stop_reason,
         "n_computed": tester.n_computed,
     }

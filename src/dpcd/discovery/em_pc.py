@@ -325,7 +325,7 @@ def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLi
         raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")
     if sepset not in ("joint", "argmax"):
         raise ValueError(f"sepset must be 'joint' or 'argmax', got {sepset!r}")
-    codes = as_data_matrix(data, kind="discrete")
+    codes = as_data_matrix(data, kind="discrete", min_rows=0)  # n is protected under add/remove: any n runs
     codes = np.asfortranarray(codes)
     names = node_names_of(data, node_names)
     p = codes.shape[1]

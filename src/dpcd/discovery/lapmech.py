@@ -55,7 +55,7 @@ DEFAULT_MAX_CELLS = 1 << 25
 
 
 def _check_categorical(data, name: str = "data") -> np.ndarray:
-    codes = as_data_matrix(data, name, kind="discrete")
+    codes = as_data_matrix(data, name, kind="discrete", min_rows=0)  # n is protected under add/remove: any n runs
     return codes
 
 

@@ -105,6 +105,10 @@ def relation(value: str | Relation) -> Relation:
     return RELATIONS[key]
 
 
+def _checked(epsilon, delta, source, target) -> tuple[Relation, Relation, float, float]:
+    return relation(source), relation(target), check_epsilon(epsilon), check_delta(delta, allow_zero=True)
+
+
 def convert(epsilon: float, delta: float, *, source: str | Relation, target: str | Relation) -> tuple[float, float]:
     """The (ε, δ) under ``target`` implied by an (ε, δ)-DP guarantee proven under ``source``.
 
@@ -112,9 +116,7 @@ def convert(epsilon: float, delta: float, *, source: str | Relation, target: str
     privacy for two records). replace → add/remove: refused (``ValueError``),
     since a replace-one guarantee says nothing about data sets of different size.
     """
-    src, dst = relation(source), relation(target)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=True)
+    src, dst, epsilon, delta = _checked(epsilon, delta, source, target)
     if src == dst:
         return epsilon, delta
     if src is ADD_REMOVE and dst is REPLACE_ONE:
@@ -131,9 +133,7 @@ def needed(epsilon: float, delta: float, *, source: str | Relation, target: str 
     The inverse of :func:`convert`, used to calibrate an algorithm proven under
     ``source`` for a release stated under ``target``.
     """
-    src, dst = relation(source), relation(target)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=True)
+    src, dst, epsilon, delta = _checked(epsilon, delta, source, target)
     if src == dst:
         return epsilon, delta
     if src is ADD_REMOVE and dst is REPLACE_ONE:

@@ -82,9 +82,11 @@ MAX_LEVELS = 20
 """Most categories a column may have in a categorical algorithm (a schema rule: tables grow as their product)."""
 DATA_PREPARATION = (
     "Checked before the release, on the file's structure only; the holder fixes the file and runs again: "
-    "the file must be a readable CSV with a header of unique, non-empty names; its columns must be exactly the "
-    "schema's; under replace-one its number of rows (public) must equal the schema's n when one is declared and "
-    f"be at least {MIN_ROWS}. Values are never checked: values outside the schema follow its rules."
+    "the file must be a readable CSV (no quote left open) with a header of unique, non-empty names; its columns "
+    "must be exactly the schema's; under replace-one its number of rows (public) must equal the schema's n when "
+    f"one is declared and be at least {MIN_ROWS}. Values are never checked: values outside the schema follow its "
+    "rules, and a malformed row (wrong number of fields, bytes that are not UTF-8) is read as a row of missing "
+    "values."
 )
 
 
@@ -170,8 +172,10 @@ def _spent(ledger: Any, target: Relation, delta: float) -> dict[str, Any]:
         totals[method] = {"epsilon": eps, "delta": dlt}
     return {"proven_under": ledger.neighbouring, "relation": target.name, "n_charges": summary["n_charges"],
             "mechanisms": summary["mechanisms"], "totals": totals,
-            "note": "what this run charged: a function of the algorithm's private outputs (publishing it costs "
-                    "nothing), at most the guarantee"}
+            "note": "what this run charged, a function of the algorithm's private outputs (publishing it costs "
+                    "nothing). Informational: the advanced and tight totals treat the charges as fixed in advance, "
+                    "which algorithms that choose their budgets from earlier outputs (EM-PC, CURATE) do not; the "
+                    "guarantee above is the bound that holds"}
 
 
 def privacy_report(spec: AlgorithmSpec, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
@@ -325,6 +329,9 @@ def discover(
         if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not overwrite)):
             raise ValueError(f"out {os.fspath(out)!r} exists and is not an empty folder; choose a new folder")
     declared = load_schema(schema)
+    if not target.n_public and declared.n is not None:
+        raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
+                          "or use relation='replace'")
     auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
     spec = choose_algorithm(choose_kind(declared), target, registry) if auto else \
         resolve_algorithm(algorithm, registry)

@@ -39,7 +39,12 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
     """The table as text cells (a DataFrame is copied; a CSV needs a header row of unique, non-empty names).
 
     Only empty cells are missing (``NA`` and similar stay text, which the schema
-    then treats as a label or an unparseable number).
+    then treats as a label or an unparseable number). Bytes that are not UTF-8
+    become replacement characters, a row with fewer fields than the header is
+    padded with missing values and a row with more fields becomes a row of
+    missing values — each a rule on that row alone, so one record cannot stop
+    the release. A file that is not CSV at all (e.g. a quote left open to the
+    end) is a structure error.
     """
     if isinstance(data, pd.DataFrame):
         frame = data.copy()
@@ -52,15 +57,24 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
     file = Path(data)
     if not file.is_file():
         raise FileNotFoundError(f"data file {os.fspath(data)!r} does not exist")
-    try:
-        frame = pd.read_csv(file, dtype=str, keep_default_na=False, na_values=[""], skipinitialspace=True)
-    except pd.errors.EmptyDataError:
-        raise DataPreparationError(f"data file {os.fspath(data)!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as error:
-        raise DataPreparationError(f"data file {os.fspath(data)!r} is not a readable CSV: "
-                                   f"{' '.join(str(error).split())}") from None
     with open(file, newline="", encoding="utf-8", errors="replace") as handle:
         header = [h.strip() for h in next(csv.reader(handle), [])]
+    options = dict(dtype=str, keep_default_na=False, na_values=[""], skipinitialspace=True,
+                   encoding_errors="replace")
+    try:
+        try:
+            frame = pd.read_csv(file, **options)
+        except pd.errors.ParserError:
+            # a row with more fields than the header: read it as a row of missing values (the schema's
+            # fills), so that one record's content cannot stop the release; the result is the same
+            # function of the file whichever parser reads it
+            frame = pd.read_csv(file, engine="python", on_bad_lines=lambda fields: [""] * len(header),
+                                **options)
+    except pd.errors.EmptyDataError:
+        raise DataPreparationError(f"data file {os.fspath(data)!r} is empty") from None
+    except pd.errors.ParserError as error:
+        raise DataPreparationError(f"data file {os.fspath(data)!r} is not a readable CSV: "
+                                   f"{' '.join(str(error).split())}") from None
     if any(not h for h in header):
         raise DataPreparationError(f"data file {os.fspath(data)!r} has a column without a name in its header row")
     duplicated = sorted({h for h in header if header.count(h) > 1})
