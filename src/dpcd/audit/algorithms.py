@@ -12,9 +12,9 @@ EM-PC              G² distance score:     ``epsilon_total`` (add/remove), paper
                    tie between separating
                    sets on 4 variables
 LapMech            G² borderline, 4 vars  ``epsilon_total`` (add/remove), Laplace on the full table
-Priv-PC            Kendall borderline     T examined tests × ε + ε/2 open sieve (replace), [WPS20] Thm. 1,
+Priv-PC            Kendall borderline     T examined tests × ε_t + ε_t/2 open sieve (replace), [WPS20] Thm 1,
                                           T = p(p − 1)Σ_{k≤m} C(p − 2, k), composed by dp_accounting's PLD
-SVT-PC             Kendall borderline     (p(p − 1)/2 + 1) AboveThreshold runs × ε (replace), PLD
+SVT-PC             Kendall borderline     (p(p − 1)/2 + 1) AboveThreshold runs × ε_e (replace), PLD
 Sub-sampled Gauss  Kendall borderline     T Poisson-sub-sampled Gaussian steps (replace), PLD
 CURATE             Kendall borderline     (``epsilon_total``, ``delta_total``) (replace), Alg. 1
 PrivPC*            covariance: a record   ``epsilon_total`` (replace), Thm. 2 (corrected)
@@ -25,7 +25,9 @@ PCD                noiseless-branch pair  ε per noisy comparison × 2 (the pape
 
 The compositions are computed with ``dp_accounting`` directly (not with
 :class:`dpcd.privacy.PrivacyLedger`, whose accounting is part of what is
-audited). :func:`broken_algorithm_cases` gives the pre-fix behaviours, which
+audited). Every case takes the claimed total ε: per-round algorithms get the
+largest per-round parameter whose worst-case composition is that claim
+(:func:`per_round_for`). :func:`broken_algorithm_cases` gives the pre-fix behaviours, which
 must be flagged: EM-PC storing the arg-max separating set of un-noised scores,
 and PrivPC* standardising with the data's own means and standard deviations.
 
@@ -97,6 +99,23 @@ def composed_epsilon(*, delta: float, pure: Sequence[tuple[float, int]] = (), la
     basic = float(sum(e * c for e, c in list(pure) + list(laplace)))
     value = float(total.get_epsilon_for_delta(delta)) if total is not None else 0.0
     return min(value, basic) if basic > 0 and not subsampled_gaussian else value
+
+
+def per_round_for(claim: float, compose: Callable[[float], float]) -> float:
+    """The largest per-round parameter x (to 0.1 %) with ``compose(x)`` ≤ ``claim`` (bisection in log x).
+
+    ``compose`` is the theorem's composition, e.g. :func:`composed_epsilon` of
+    the worst-case rounds; used so that every audited claim is the same total ε.
+    """
+    low, high = claim * 1e-6, claim
+    while compose(high) <= claim:
+        low, high = high, 2.0 * high
+    for _ in range(60):
+        if high / low < 1.001:
+            break
+        middle = math.sqrt(low * high)
+        low, high = (middle, high) if compose(middle) <= claim else (low, middle)
+    return low
 
 
 @dataclass(frozen=True)
@@ -195,12 +214,17 @@ def _priv_pc(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     pair = _kendall_pair(rng, size, 0.2)  # two-sided 0.2 = Priv-PC's one-sided alpha 0.1
     n = len(pair.data)
     tests = worst_case_test_count(P_VARIABLES, MAX_ORDER)
-    claim = composed_epsilon(delta=delta, pure=[(epsilon / 2, tests + 1)], laplace=[(epsilon / 2, tests)])
-    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_test": epsilon, "delta": delta, "alpha": 0.1,
+
+    def compose(e: float) -> float:
+        return composed_epsilon(delta=delta, pure=[(e / 2, tests + 1)], laplace=[(e / 2, tests)])
+
+    per_test = per_round_for(epsilon, compose)
+    claim = compose(per_test)
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_test": per_test, "delta": delta, "alpha": 0.1,
               "max_order": MAX_ORDER, "subsample_size": n // 2}
     run = AlgorithmRun("dpcd.discovery.priv_pc", "priv_pc", tuple(sorted(kwargs.items())))
     return _case("Priv-PC", run, pair, (claim, delta),
-                 f"epsilon_per_test = {epsilon:g}, at most {tests} examined tests + open sieve, PLD at delta "
+                 f"epsilon_per_test = {per_test:.4g}, at most {tests} examined tests + open sieve, PLD at delta "
                  f"{delta:g} (replace); {pair.description}")
 
 
@@ -208,20 +232,31 @@ def _svt_pc(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     delta = 1e-6
     pair = _kendall_pair(rng, size, 0.2)
     runs = P_VARIABLES * (P_VARIABLES - 1) // 2 + 1
-    claim = composed_epsilon(delta=delta, pure=[(epsilon, runs)])
-    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_edge": epsilon, "delta": delta, "alpha": 0.1,
+
+    def compose(e: float) -> float:
+        return composed_epsilon(delta=delta, pure=[(e, runs)])
+
+    per_edge = per_round_for(epsilon, compose)
+    claim = compose(per_edge)
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_edge": per_edge, "delta": delta, "alpha": 0.1,
               "max_order": MAX_ORDER}
     run = AlgorithmRun("dpcd.discovery.svt_pc", "svt_pc", tuple(sorted(kwargs.items())))
     return _case("SVT-PC", run, pair, (claim, delta),
-                 f"epsilon_per_edge = {epsilon:g}, at most {runs} AboveThreshold runs (replace); {pair.description}")
+                 f"epsilon_per_edge = {per_edge:.4g}, at most {runs} AboveThreshold runs (replace); "
+                 f"{pair.description}")
 
 
 def _subsampled_gaussian(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     delta = 1e-6
     pair = _kendall_pair(rng, size, 0.2)
-    sigma, q = 2.0 / epsilon, 0.5
+    q = 0.5
     tests = worst_case_test_count(P_VARIABLES, MAX_ORDER)
-    claim = composed_epsilon(delta=delta, subsampled_gaussian=[(sigma, q, tests)])
+
+    def compose(inverse_sigma: float) -> float:
+        return composed_epsilon(delta=delta, subsampled_gaussian=[(1.0 / inverse_sigma, q, tests)])
+
+    sigma = 1.0 / per_round_for(epsilon, compose)
+    claim = compose(1.0 / sigma)
     kwargs = {"levels": (2,) * P_VARIABLES, "sigma": sigma, "sampling_rate": q, "delta": delta, "alpha": 0.1,
               "max_order": MAX_ORDER}
     run = AlgorithmRun("dpcd.discovery.subsampled_gaussian_pc", "subsampled_gaussian_pc", tuple(sorted(kwargs.items())))
@@ -322,7 +357,7 @@ def _pcd(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
 
     On D the edge is removed with probability 1; on D′ the noisy comparison
     keeps it with positive probability: no finite ε covers that (the paper's
-    Thm. 5 accounting claims ε per noisy comparison, at most 2 comparisons here).
+    Thm. 5 accounting claims ε/2 per noisy comparison here, at most 2 comparisons).
     """
     from ..rcit import kendall_pvalue_sensitivity
 
@@ -341,8 +376,8 @@ def _pcd(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     pair = crossing_pair(make, statistic, target=alpha + sensitivity, candidates=candidates, relation="replace",
                          low=0.0, high=1.0)
     run = AlgorithmRun("dpcd.discovery.pcd", "pcd", (("alpha", alpha), ("ci_test", "kendall"),
-                                                     ("epsilon_per_test", epsilon)))
-    return _case("PCD", run, pair, (2 * epsilon, 0.0),
+                                                     ("epsilon_per_test", epsilon / 2)))
+    return _case("PCD", run, pair, (epsilon, 0.0),
                  f"Kendall test, Δ_P = {sensitivity:.3g}: p(D) = {pair.meta['statistic_D']:.4g} ≥ α + Δ_P "
                  f"(noiseless removal), p(D′) = {pair.meta['statistic_D_prime']:.4g}; claim: the paper's "
                  f"accounting, epsilon per noisy comparison (replace)", expect_violation=True)
