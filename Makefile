@@ -23,8 +23,8 @@ venv-test: $(VENV)/.installed-test
 
 ## Regenerate every table and figure (PROFILE=smoke|quick|full, JOBS=N).
 reproduce: venv
-	$(PY) -m dpcd reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT)
-	$(PY) -m dpcd report --out $(OUT)
+	$(PY) -m dpcd_papers reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT)
+	$(PY) -m dpcd_papers report --out $(OUT)
 
 ## Run the test suite, including every notebook in the smoke profile.
 test: venv-test

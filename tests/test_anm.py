@@ -1,4 +1,4 @@
-"""Tests of dpcd.anm: scores, every stated sensitivity by brute force, closed forms, PTR, input checks."""
+"""Tests of dpcd.bivariate.anm: scores, every stated sensitivity by brute force, closed forms, PTR, input checks."""
 
 import math
 
@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpcd import anm
-from dpcd.anm import _dwork_lei_draws, krr_predict
+from dpcd.bivariate import anm
+from dpcd.bivariate.anm import dwork_lei_draws, krr_predict
+from dpcd_papers import private_anm
 
 unit = st.floats(-1.0, 1.0, allow_nan=False, width=64)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -205,7 +206,7 @@ def test_dwork_lei_bottom_rate_on_unstable_data():
     stab = anm.iqr_stability(a)
     assert (stab.iqr, stab.a1, stab.a2) == (0.0, 0, 0)
     # an IQR of 0 is never released; check the test itself on A = 0 with a finite log-IQR
-    _, released = _dwork_lei_draws(np.array([0.0]), np.array([[0.0, 0.0]]), epsilon=epsilon, delta=delta,
+    _, released = dwork_lei_draws(np.array([0.0]), np.array([[0.0, 0.0]]), epsilon=epsilon, delta=delta,
                                    rng=np.random.default_rng(0), size=draws)
     p_pass = 0.5 * delta * math.exp(-epsilon)  # P(Lap(1/eps) > 1 + ln(1/delta)/eps)
     expected_bottom = (1 - p_pass) ** 2
@@ -361,9 +362,9 @@ def test_pair_selection_rule():
 
     table = pd.DataFrame({"pair_id": ["pair3", "pair1", "pair2", "pair4"], "n": [10, 50, 50, 20],
                           "direction": ["x->y", "x->y", "x->y", "unknown"]})
-    assert anm.select_largest_pairs(table, 3) == ["pair1", "pair2", "pair3"]
-    flips = anm.pair_orientations(["a", "b", "c"], rng=0)
-    assert flips == anm.pair_orientations(["a", "b", "c"], rng=0)
+    assert private_anm.select_largest_pairs(table, 3) == ["pair1", "pair2", "pair3"]
+    flips = private_anm.pair_orientations(["a", "b", "c"], rng=0)
+    assert flips == private_anm.pair_orientations(["a", "b", "c"], rng=0)
 
 
 # --------------------------------------------------------------------------- a fixed, public split

@@ -12,22 +12,22 @@ import pytest
 from scipy import stats
 
 from dpcd import audit
-from dpcd.citests import g2_test
 from dpcd.audit.neighbours import (
     NeighbouringPair,
     add_record,
     adversarial_record,
     are_neighbours,
     borderline_ci_pair,
-    kendall_pvalue_2x2,
     corner_records,
     discrete_domain,
     g2_pvalue_2x2,
+    kendall_pvalue_2x2,
     outlier_pair,
     random_neighbour,
     remove_record,
     replace_record,
 )
+from dpcd.ci import g2_test
 
 CONFIDENCE = 0.95
 
@@ -266,7 +266,7 @@ def test_borderline_ci_pair_flips_the_g2_decision(n, alpha, relation):
 
 @pytest.mark.parametrize(("n", "alpha"), [(200, 0.2), (400, 0.05)])
 def test_borderline_kendall_pair_flips_the_kendall_decision(n, alpha):
-    from dpcd.citests import kendall_tau_test
+    from dpcd.ci import kendall_tau_test
 
     pair = borderline_ci_pair(n=n, alpha=alpha, n_variables=4, rng=0, relation="replace", test="kendall")
     assert pair.relation == "replace" and are_neighbours(pair.data, pair.neighbour, "replace")
@@ -355,8 +355,8 @@ def test_anm_test_set_entries_run_without_violation(label):
 
 
 def test_anm_test_pair_is_the_best_grid_replacement():
-    """The vectorised search agrees with a brute-force search through dpcd.anm.fit_anm."""
-    from dpcd import anm
+    """The vectorised search agrees with a brute-force search through dpcd.bivariate.anm.fit_anm."""
+    from dpcd.bivariate import anm
 
     rng = np.random.default_rng(3)
     x = rng.uniform(-1, 1, 24)
@@ -399,10 +399,11 @@ def test_claims_are_stated_from_the_theorem_not_from_a_ledger():
 
     tests = worst_case_test_count(4, 1)
     assert tests == 4 * 3 * (1 + 2)
-    priv = audit.algorithm_case("priv_pc", epsilon=0.5, rng=0, size="smoke")
-    assert priv.epsilon == pytest.approx(composed_epsilon(delta=1e-6, pure=[(0.25, tests + 1)],
-                                                          laplace=[(0.25, tests)]))
-    assert priv.epsilon < 0.5 * (tests + 0.5)  # the PLD is tighter than basic composition ...
+    priv = audit.algorithm_case("priv_pc", epsilon=1.5, rng=0, size="smoke")
+    per_test = dict(priv.mechanism.kwargs)["epsilon_per_test"]
+    claim = composed_epsilon(delta=1e-6, pure=[(per_test / 2, tests + 1)], laplace=[(per_test / 2, tests)])
+    assert priv.epsilon == pytest.approx(claim) and 1.49 < claim <= 1.5  # the requested total, by the theorem
+    assert per_test > 1.5 / (tests + 0.5)  # the PLD is tighter than basic composition ...
     assert composed_epsilon(delta=0.0, pure=[(0.25, tests + 1)], laplace=[(0.25, tests)]) == 0.5 * (tests + 0.5)
     assert audit.algorithm_case("privpc_star", epsilon=0.7, rng=0, size="smoke").epsilon == 0.7
     em = audit.algorithm_case("em_pc", epsilon=1.0, rng=0, size="smoke")

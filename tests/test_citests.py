@@ -5,7 +5,7 @@ import pytest
 from causallearn.utils.cit import CIT
 from scipy import stats
 
-from dpcd.citests import (
+from dpcd.ci import (
     CITester,
     chi2_test,
     contingency_table,

@@ -8,11 +8,20 @@ import pytest
 
 from dpcd.datasets import load_bnlearn, random_dag, sample_categorical
 from dpcd.discovery import curate as curate_module
-from dpcd.discovery.curate import (CurateDecider, curate, error_surrogate, kendall_pvalue_sensitivity,
-                                   optimise_budgets, order_leakage, order_test_bounds, order_worst_case_tests,
-                                   uniform_allocation)
+from dpcd.discovery.curate import (
+    CurateDecider,
+    curate,
+    error_surrogate,
+    optimise_budgets,
+    order_leakage,
+    order_test_bounds,
+    order_worst_case_tests,
+    uniform_allocation,
+)
 from dpcd.discovery.pc import Decider, pc_skeleton
 from dpcd.privacy import advanced_composition_k
+from dpcd.privacy.sensitivity import two_sided_kendall_pvalue_sensitivity
+from dpcd_papers import curate as curate_cells
 
 
 def test_order_leakage_matches_advanced_composition_theorem():
@@ -63,14 +72,17 @@ def test_uniform_allocation_spends_the_budget():
 
 
 def test_pvalue_sensitivity_is_the_replace_one_two_sided_bound():
-    from dpcd.privacy.sensitivity import conditional_kendall_sensitivity, pvalue_sensitivity
+    from dpcd.privacy.sensitivity import (
+        conditional_kendall_sensitivity,
+        pvalue_sensitivity,
+    )
     replace_z = conditional_kendall_sensitivity(1000, 4, neighbouring="replace")
     # replace one = remove one and add one: twice the add/remove z-sensitivity
     assert replace_z == pytest.approx(2 * conditional_kendall_sensitivity(1000, 4))
     # the two-sided p-value moves twice as much as the one-sided one
-    assert kendall_pvalue_sensitivity(1000, 4) == pytest.approx(2 * pvalue_sensitivity(replace_z))
+    assert two_sided_kendall_pvalue_sensitivity(1000, 4) == pytest.approx(2 * pvalue_sensitivity(replace_z))
     # strictly above the add/remove value the module used before
-    assert kendall_pvalue_sensitivity(1000, 4) > 2 * pvalue_sensitivity(conditional_kendall_sensitivity(1000, 4))
+    assert two_sided_kendall_pvalue_sensitivity(1000, 4) > 2 * pvalue_sensitivity(conditional_kendall_sensitivity(1000, 4))
 
 
 @pytest.fixture(scope="module")
@@ -154,8 +166,8 @@ def test_curate_rejects_bad_arguments(asia, levels):
 
 
 def test_pvalue_sensitivity_is_at_most_one_even_with_more_strata_than_rows():
-    assert kendall_pvalue_sensitivity(100, 500) == 1.0
-    assert 0 < kendall_pvalue_sensitivity(100, 2) <= 1.0
+    assert two_sided_kendall_pvalue_sensitivity(100, 500) == 1.0
+    assert 0 < two_sided_kendall_pvalue_sensitivity(100, 2) <= 1.0
 
 
 # --------------------------------------------------------------------------- worst-case test counts
@@ -308,10 +320,10 @@ def test_plan_dominates_the_run(small_datasets, epsilon_total, delta_total, max_
 
 
 def test_experiment_algorithms_are_names():
-    names = curate_module.EXPERIMENT_ALGORITHMS
+    names = curate_cells.EXPERIMENT_ALGORITHMS
     assert isinstance(names, tuple) and all(isinstance(v, str) for v in names)
     assert "curate" in names and "pc" in names
-    available = curate_module.available_algorithms()
+    available = curate_cells.available_algorithms()
     assert set(available) == set(names) and available["pc"] is True
 
 

@@ -69,8 +69,8 @@ def gauss():
 
 
 def test_one_registry_serves_discover_benchmark_and_audit():
-    from dpcd import audit, benchmark
-    from dpcd.discovery import curate
+    from dpcd import audit
+    from dpcd_papers import benchmark, curate
 
     assert set(reg.ALGORITHMS) == {"em_pc", "lapmech", "priv_pc", "svt_pc", "subsampled_gaussian", "curate",
                                    "privpc_star", "pcd", "noleaks", "curate_sb"}
@@ -385,7 +385,7 @@ def test_discover_rejects_bad_arguments(asia, kwargs, error, match):
 
 
 def test_benchmark_cell_rows_and_ranking():
-    from dpcd.benchmark import dataset_kind, rank_table, run_cell, summarise
+    from dpcd_papers.benchmark import dataset_kind, rank_table, run_cell, summarise
 
     assert dataset_kind("asia") == "categorical" and dataset_kind("nonlinear") == "numeric"
     with pytest.raises(ValueError, match="dataset must be"):

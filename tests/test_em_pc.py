@@ -9,22 +9,21 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpcd.discovery import em_pc as em_pc_module
-from dpcd.discovery.em_pc import EMPCDecider, em_pc
-from dpcd.discovery.pc import pc
-from dpcd.distance_score import (
+from dpcd.ci.distance import (
     count_quality,
     distance_score,
     flip_distance,
     full_table,
     g2_public_dof,
     g2_statistic,
-    step_bounds,
     g2_threshold,
+    step_bounds,
 )
+from dpcd.discovery import em_pc as em_pc_module
+from dpcd.discovery.em_pc import EMPCDecider, em_pc
+from dpcd.discovery.pc import pc
 from dpcd.graphs import v_structures
 from dpcd.privacy import PrivacyLedger, exponential_mechanism_probabilities
-
 
 # --------------------------------------------------------------------------- brute force
 
@@ -143,7 +142,7 @@ def test_distance_score_sensitivity_at_most_one_on_random_neighbours():
 
 
 def test_step_bounds_cover_every_step_of_random_paths():
-    """B_i of dpcd.distance_score bounds |ΔG²| of any single add/remove at a table i steps away."""
+    """B_i of dpcd.ci.distance bounds |ΔG²| of any single add/remove at a table i steps away."""
     rng = np.random.default_rng(11)
     ratios = []
     for _ in range(60):

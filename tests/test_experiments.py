@@ -12,7 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcd.experiments import DASK_SCHEDULER_ENV, cell_seed, expand_grid, run_grid, stable_hash, timed
+from dpcd_papers.experiments import (
+    DASK_SCHEDULER_ENV,
+    cell_seed,
+    expand_grid,
+    run_grid,
+    stable_hash,
+    timed,
+)
 
 # Functions run in worker processes live at module level so they pickle.
 
@@ -97,7 +104,7 @@ def test_list_of_dicts_grid_and_several_rows_per_run():
 def test_seed_hash_does_not_depend_on_python_hash_salt():
     params = {"network": "asia", "epsilon": 0.5, "methods": ("pc", "em-pc"), "nodes": frozenset({"x", "y", "z"})}
     code = (
-        "from dpcd.experiments import cell_seed, stable_hash;"
+        "from dpcd_papers.experiments import cell_seed, stable_hash;"
         f"p={params!r};print(cell_seed(3, p, 1), stable_hash(p))"
     )
     outputs = set()

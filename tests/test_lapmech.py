@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcd.citests import contingency_table
+from dpcd.ci import contingency_table
 from dpcd.discovery import lapmech as lapmech_module
 from dpcd.discovery.lapmech import NoisyTableDecider, lapmech, noisy_joint_table
 from dpcd.discovery.pc import pc

@@ -9,9 +9,19 @@ from scipy.stats import norm
 from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
 from dpcd.discovery import curate_sb as curate_sb_module
 from dpcd.discovery import noleaks as noleaks_module
-from dpcd.discovery.curate_sb import count_iterations, curate_sb, lemma2_iterations, schedule_budgets
-from dpcd.discovery.noleaks import (clipped_gradient, gradient_sensitivity, line_search_charge, noleaks,
-                                    prepare_run)
+from dpcd.discovery.curate_sb import (
+    count_iterations,
+    curate_sb,
+    lemma2_iterations,
+    schedule_budgets,
+)
+from dpcd.discovery.noleaks import (
+    clipped_gradient,
+    gradient_sensitivity,
+    line_search_charge,
+    noleaks,
+    prepare_run,
+)
 from dpcd.discovery.notears import encode_ordinal
 from dpcd.privacy import analytic_gaussian_sigma, gaussian_sigma
 

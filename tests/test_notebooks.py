@@ -9,8 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcd.reporting import read_comparison
-from dpcd.runner import reproduce
+from dpcd_papers.reporting import read_comparison
+from dpcd_papers.runner import reproduce
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
@@ -62,4 +62,4 @@ def test_runs_in_smoke_profile(path, tmp_path):
     comparison = read_comparison(out / "comparison.csv")  # every notebook reports paper vs. reproduced
     assert len(comparison) > 0
     assert json.loads((out / "run.json").read_text())["profile"] == "smoke"
-    assert list(out.glob("*.png")), "the notebook saved no figure (use dpcd.plotting.savefig(fig, out_dir, name))"
+    assert list(out.glob("*.png")), "the notebook saved no figure (use dpcd_papers.plotting.savefig(fig, out_dir, name))"

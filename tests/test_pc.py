@@ -1,6 +1,5 @@
 """The PC engine against causal-learn (same test, α, stable variant) and a d-separation oracle."""
 
-import networkx as nx
 import numpy as np
 import pytest
 from causallearn.search.ConstraintBased.PC import pc as cl_pc

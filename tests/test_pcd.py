@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcd._validation import as_rng
+from dpcd.ci.rcit import RCITTester
 from dpcd.discovery.pc import PValueDecider, run_pc
-from dpcd.discovery.pcd import ci_error_cell, discovery_cell, pcd, pcd_decision, sample_ci_case
-from dpcd.rcit import RCITTester
+from dpcd.discovery.pcd import pcd, pcd_decision
+from dpcd.validation import as_rng
+from dpcd_papers.pcd import ci_error_cell, discovery_cell, sample_ci_case
 
 
 def _data(n=120, seed=0):

@@ -11,11 +11,18 @@ from dpcd.discovery import pc
 from dpcd.discovery import priv_pc as priv_pc_module
 from dpcd.discovery import svt_pc as svt_pc_module
 from dpcd.discovery.pc import worst_case_tests
-from dpcd.discovery.priv_pc import (KendallPValueQuery, kendall_pvalue_sensitivity, kendall_run_setup, priv_pc,
-                                    privacy_totals, reference_max_order)
+from dpcd.discovery.priv_pc import (
+    KendallPValueQuery,
+    kendall_run_setup,
+    priv_pc,
+    privacy_totals,
+    reference_max_order,
+)
 from dpcd.discovery.svt_pc import SparseVectorDecider, svt_pc
 from dpcd.graphs import skeleton_edges
 from dpcd.privacy import PrivacyLedger, reference_pvalue_sensitivity
+from dpcd.privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
+from dpcd_papers import priv_pc as priv_pc_cells
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +108,9 @@ def test_subsampling_reduces_full_data_tests(asia, levels):
 
 def test_sensitivity_calibration():
     levels = np.array([2, 2, 2, 3])
-    assert kendall_pvalue_sensitivity(10_000, levels, 2, sensitivity="reference") == reference_pvalue_sensitivity(10_000)
-    proven0 = kendall_pvalue_sensitivity(10_000, levels, 0)
-    proven2 = kendall_pvalue_sensitivity(10_000, levels, 2)
+    assert one_sided_kendall_pvalue_sensitivity(10_000, levels, 2, mode="reference") == reference_pvalue_sensitivity(10_000)
+    proven0 = one_sided_kendall_pvalue_sensitivity(10_000, levels, 0)
+    proven2 = one_sided_kendall_pvalue_sensitivity(10_000, levels, 2)
     assert proven2 > proven0  # k = 3 * 2 strata at order 2
     assert reference_max_order(100_000, 8) == 6
     assert reference_max_order(100, 8) == 1
@@ -130,8 +137,8 @@ def test_bad_input(asia, levels, kwargs, match):
 
 def test_pvalue_sensitivity_falls_back_to_one_half_with_too_many_strata():
     levels = np.array([6, 6, 6, 6, 6, 6])
-    assert kendall_pvalue_sensitivity(1000, levels, 4) == 0.5  # 6^4 = 1296 strata > n − 1
-    finite = kendall_pvalue_sensitivity(100_000, levels, 2)
+    assert one_sided_kendall_pvalue_sensitivity(1000, levels, 4) == 0.5  # 6^4 = 1296 strata > n − 1
+    finite = one_sided_kendall_pvalue_sensitivity(100_000, levels, 2)
     assert 0 < finite < 0.5
 
 
@@ -155,8 +162,8 @@ def test_levels_not_codes_fix_the_sensitivity(asia, levels):
     small = asia[:5_000]
     narrow = priv_pc(small, levels=levels, epsilon_per_test=1.0, rng=0, max_order=2)
     wide = priv_pc(small, levels=[3] * len(levels), epsilon_per_test=1.0, rng=0, max_order=2)
-    assert narrow.info["sensitivity"] == kendall_pvalue_sensitivity(5_000, levels, 2)
-    assert wide.info["sensitivity"] == kendall_pvalue_sensitivity(5_000, [3] * len(levels), 2)
+    assert narrow.info["sensitivity"] == one_sided_kendall_pvalue_sensitivity(5_000, levels, 2)
+    assert wide.info["sensitivity"] == one_sided_kendall_pvalue_sensitivity(5_000, [3] * len(levels), 2)
     assert wide.info["sensitivity"] > narrow.info["sensitivity"]
     codes, names, order, query = kendall_run_setup(small, None, 2, levels)
     assert order == 2 and names == [f"X{i + 1}" for i in range(8)] and list(query.levels) == list(levels)
@@ -207,7 +214,7 @@ def test_svt_pc_plan_dominates_the_run(asia, levels, epsilon_per_edge):
 
 
 def test_experiment_lines_are_names():
-    lines = priv_pc_module.EXPERIMENT_LINES
+    lines = priv_pc_cells.EXPERIMENT_LINES
     assert isinstance(lines, tuple) and all(isinstance(v, str) for v in lines)
     assert {"priv_pc", "svt_pc", "em_pc"} <= set(lines)
     assert not hasattr(priv_pc_module, "ALGORITHMS")

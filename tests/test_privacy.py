@@ -379,6 +379,7 @@ def test_ledger_basic_and_advanced_closed_forms():
     eps = np.array([0.1] * 200 + [0.5] * 4 + [0.3] * 2)
     dls = np.array([0.0] * 204 + [1e-6] * 2)
     np.testing.assert_allclose(ledger.epsilons(), eps)
+    np.testing.assert_allclose(ledger.deltas(), dls)
     assert ledger.n_charges == 206 and len(ledger.entries) == 3
     basic = ledger.total("basic")
     assert basic.epsilon == pytest.approx(eps.sum(), rel=1e-14) and basic.delta == pytest.approx(2e-6)

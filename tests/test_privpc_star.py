@@ -10,8 +10,14 @@ import pytest
 from dpcd.datasets import random_dag, sample_linear_gaussian
 from dpcd.discovery import privpc_star as privpc_star_module
 from dpcd.discovery.pc import pc
-from dpcd.discovery.privpc_star import (clip_records, moment_sensitivity, noisy_correlation, privpc_star,
-                                        repair_correlation, scale_sensitivity)
+from dpcd.discovery.privpc_star import (
+    clip_records,
+    moment_sensitivity,
+    noisy_correlation,
+    privpc_star,
+    repair_correlation,
+    scale_sensitivity,
+)
 from dpcd.schema import Schema, scale_to_box
 
 

@@ -10,8 +10,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpcd import realdata
 from dpcd.datasets import Dataset
+from dpcd_papers import realdata
 
 
 @pytest.fixture(autouse=True)

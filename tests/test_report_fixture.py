@@ -1,4 +1,4 @@
-"""``python -m dpcd report`` on a fixture of paper values and results gives the expected verdicts."""
+"""``python -m dpcd_papers report`` on a fixture of paper values and results gives the expected verdicts."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcd import reporting
-from dpcd.cli import main
+from dpcd_papers.cli import main
+from dpcd_papers import reporting
 
 PAPER_VALUES = pd.DataFrame({
     "network": ["asia", "asia", "sachs", "child", "alarm", "asia"],

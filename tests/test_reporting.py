@@ -16,8 +16,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from dpcd import plotting, reporting  # noqa: E402
-from dpcd.cli import main  # noqa: E402
+from dpcd_papers.cli import main  # noqa: E402
+from dpcd_papers import plotting, reporting
 
 # --------------------------------------------------------------------------- tables
 

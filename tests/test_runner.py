@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpcd.cli import main
-from dpcd.runner import NotebookError, find_notebooks, reproduce
+from dpcd_papers.cli import main
+from dpcd_papers.runner import NotebookError, find_notebooks, reproduce
 
 PARAMETERS = 'profile = "quick"\nseed = 0\nn_jobs = 1\nout_dir = "../figures/default"\n'
 

@@ -8,8 +8,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcd.schema import (DRAFT_NOTE, Column, DataPreparationError, Schema, SchemaError, check_codes, draft_schema,
-                         public_bounds, public_levels, scale_to_box)
+from dpcd.schema import (
+    DRAFT_NOTE,
+    Column,
+    DataPreparationError,
+    Schema,
+    SchemaError,
+    check_codes,
+    draft_schema,
+    public_bounds,
+    public_levels,
+    scale_to_box,
+)
 
 MIXED = {
     "columns": {

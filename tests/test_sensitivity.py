@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from dpcd.citests import contingency_table, kendall_tau, stratified_kendall
+from dpcd.ci import contingency_table, kendall_tau, stratified_kendall
 from dpcd.privacy.sensitivity import (
     conditional_kendall_pvalue_sensitivity,
     conditional_kendall_sensitivity,
@@ -193,7 +193,7 @@ def test_spearman_has_no_small_bound_on_tied_data():
     n = 50
     x = np.zeros(n)
     y = np.zeros(n)
-    before = 0.0  # constant columns: rho undefined, taken as 0 (as dpcd.citests does)
+    before = 0.0  # constant columns: rho undefined, taken as 0 (as dpcd.ci does)
     after = stats.spearmanr(np.r_[x, 1], np.r_[y, 1]).statistic
     assert abs(after - before) == pytest.approx(1.0)
     assert abs(after - before) > spearman_sensitivity(n)

@@ -12,8 +12,13 @@ import pytest
 from scipy import stats
 
 from dpcd.privacy import PrivacyLedger, subsampled_epsilon
-from dpcd.privacy.sieve import (SieveAndExamine, optimal_subsample_size, sieve_epsilon, type_one_bound,
-                                type_two_bound)
+from dpcd.privacy.sieve import (
+    SieveAndExamine,
+    optimal_subsample_size,
+    sieve_epsilon,
+    type_one_bound,
+    type_two_bound,
+)
 
 KW = dict(n=100, threshold=0.5, threshold_tweak=0.02, epsilon=1.0, sensitivity=0.05,
           subsample_sensitivity=0.1, subsample_size=50)

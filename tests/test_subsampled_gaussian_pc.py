@@ -10,8 +10,12 @@ from dpcd.datasets import load_bnlearn
 from dpcd.discovery import pc
 from dpcd.discovery import subsampled_gaussian_pc as sg_module
 from dpcd.discovery.pc import worst_case_tests
-from dpcd.discovery.priv_pc import kendall_pvalue_sensitivity, privacy_totals
-from dpcd.discovery.subsampled_gaussian_pc import subsample_size_lower_bound, subsampled_gaussian_pc
+from dpcd.discovery.priv_pc import privacy_totals
+from dpcd.discovery.subsampled_gaussian_pc import (
+    subsample_size_lower_bound,
+    subsampled_gaussian_pc,
+)
+from dpcd.privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +48,7 @@ def test_one_charge_per_test(asia, levels):
     # Δ is the p-value sensitivity at the sub-sample's public lower bound, below the expected size
     m_lo = res.info["subsample_min"]
     assert m_lo < 0.1 * len(asia)
-    assert res.info["sensitivity"] == kendall_pvalue_sensitivity(m_lo, [2] * 8, 2)
+    assert res.info["sensitivity"] == one_sided_kendall_pvalue_sensitivity(m_lo, [2] * 8, 2)
     assert res.info["step_delta"] * worst_case_tests(8, 2) == pytest.approx(1e-3)
     assert worst_case_tests(8, 2) == 8 * 7 * (1 + 6 + 15)  # ordered pairs times conditioning sets
 
@@ -108,7 +112,7 @@ def test_levels_are_required_and_checked(asia, levels):
     # the sensitivity follows the declared domains, not the codes
     wide = subsampled_gaussian_pc(small, levels=[3] * 8, sigma=1.0, sampling_rate=0.5, rng=0, max_order=2)
     narrow = subsampled_gaussian_pc(small, levels=levels, sigma=1.0, sampling_rate=0.5, rng=0, max_order=2)
-    assert wide.info["sensitivity"] == kendall_pvalue_sensitivity(wide.info["subsample_min"], [3] * 8, 2)
+    assert wide.info["sensitivity"] == one_sided_kendall_pvalue_sensitivity(wide.info["subsample_min"], [3] * 8, 2)
     assert wide.info["sensitivity"] > narrow.info["sensitivity"]
 
 

@@ -1,9 +1,9 @@
-"""dpcd: differentially private causal discovery.
+"""dpcd: differentially private causal discovery — the library (the papers' compendium is ``dpcd_papers``).
 
-A reproducible research compendium and library re-implementing five papers on
-differentially private causal discovery (EM-PC, Priv-PC, PCD, private ANM, CURATE)
-on one PC engine, one set of conditional-independence tests and one privacy ledger.
-A release of one's own data goes through a public :class:`Schema` and :func:`discover`.
+``schema``, ``release`` (:func:`discover`), ``cli``: a data holder's release under a public :class:`Schema`
+``discovery``: one PC engine and every algorithm; ``bivariate``: private ANM; ``ci``: the CI tests
+``privacy``: mechanisms, sensitivities, sieve, ledger, relations and plans; ``registry``: the algorithm table
+``audit``: empirical lower bounds on ε; ``datasets``, ``graphs``, ``kernels``, ``validation``: shared foundations.
 """
 
 from ._version import __version__

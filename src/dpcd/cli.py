@@ -1,13 +1,15 @@
-"""Command line: ``python -m dpcd <command>`` (also installed as ``dpcd``).
+"""Command line of the library: ``python -m dpcd <command>`` (also installed as ``dpcd``).
 
 Commands
-    reproduce   run the notebooks with papermill (``--profile``, ``--only``, ``--jobs``, ``--out``)
-    report      gather every ``<out>/*/comparison.csv`` into ``<out>/REPORT.md``
     discover    a user's CSV + public schema -> a differentially private causal graph + privacy report
     schema      draft a schema from a CSV (read from the private data: to be checked before use)
 
-Exit status: 0 on success, 1 when a notebook fails, 2 on bad input (one line on
-stderr, nothing written).
+Exit status: 0 on success, 1 when a release fails after its checks, 2 on bad
+input (one line on stderr, nothing written). The papers' notebooks have their
+own command line, ``python -m dpcd_papers reproduce|report``.
+
+>>> build_parser().parse_args(["schema", "data.csv"]).bins
+4
 """
 
 from __future__ import annotations
@@ -20,43 +22,40 @@ from typing import NoReturn
 
 from . import __version__
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "OneLineParser", "run", "EXIT_FAILURE", "EXIT_USAGE"]
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line on stderr and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())}\n")
 
 
-def _reproduce(args: argparse.Namespace) -> int:
-    from .runner import reproduce
+def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None, *,
+        failures: tuple[type[BaseException], ...] = ()) -> int:
+    """Parse ``argv``, call the chosen command's handler and turn errors into one line and an exit status.
 
-    reproduce(
-        profile=args.profile,
-        only=args.only,
-        jobs=args.jobs,
-        out=args.out,
-        notebooks_dir=args.notebooks,
-        kernel_name=args.kernel,
-        keep_going=args.keep_going,
-    )
-    return 0
-
-
-def _report(args: argparse.Namespace) -> int:
-    from .reporting import build_report
-
-    from .reporting import VERDICTS, verdict_counts
-
-    path = build_report(args.out)
-    total = verdict_counts(args.out).iloc[-1]
-    print(f"wrote {path}: " + ", ".join(f"{int(total[v])} {v}" for v in VERDICTS))
-    return 0
+    ``failures`` are exception types that mean "the work failed" (exit 1);
+    bad input (``ValueError``, ``TypeError``, a missing file) exits 2.
+    """
+    args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is None:
+        parser.error(f"choose a command (see {parser.prog} --help)")
+    try:
+        return int(args.handler(args))
+    except failures as error:
+        print(f"{parser.prog} {args.command}: {' '.join(str(error).split())}", file=sys.stderr)
+        return EXIT_FAILURE
+    except (ValueError, TypeError, FileNotFoundError, NotADirectoryError) as error:
+        print(f"{parser.prog} {args.command}: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{parser.prog} {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 def _discover(args: argparse.Namespace) -> int:
@@ -122,30 +121,13 @@ def _schema(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``dpcd`` argument parser (one subparser per command)."""
-    parser = _Parser(
+    parser = OneLineParser(
         prog="dpcd",
-        description="Differentially private causal discovery: reproduce the papers' tables and figures.",
+        description="Differentially private causal discovery: release a causal graph of your own data under a "
+                    "public schema and a total (epsilon, delta).",
     )
     parser.add_argument("--version", action="version", version=f"dpcd {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
-    rep = commands.add_parser("reproduce", help="run the notebooks with papermill and write figures/tables")
-    rep.add_argument("--profile", choices=("smoke", "quick", "full"), default="quick",
-                     help="grid size: smoke (seconds), quick (default, minutes), full (the papers' grids)")
-    rep.add_argument("--only", nargs="+", action="extend", metavar="NAME",
-                     help="run only these notebooks (names without .ipynb)")
-    rep.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes per notebook")
-    rep.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
-    rep.add_argument("--notebooks", default=None, metavar="DIR",
-                     help="folder of the notebooks (default: the project's notebooks/)")
-    rep.add_argument("--kernel", default=None, metavar="NAME",
-                     help="installed Jupyter kernelspec to use (default: this Python interpreter)")
-    rep.add_argument("--keep-going", action="store_true", help="run the other notebooks after a failure")
-    rep.set_defaults(handler=_reproduce)
-
-    report = commands.add_parser("report", help="collect every comparison.csv into REPORT.md")
-    report.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
-    report.set_defaults(handler=_report)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
 
     disc = commands.add_parser(
         "discover", help="release a differentially private causal graph of your own CSV",
@@ -187,23 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``dpcd`` / ``python -m dpcd``; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "handler", None) is None:
-        parser.error("choose a command: reproduce, report, discover or schema (see dpcd --help)")
-    from .runner import NotebookError
-
-    try:
-        return int(args.handler(args))
-    except NotebookError as error:
-        print(f"dpcd {args.command}: {' '.join(str(error).split())}", file=sys.stderr)
-        return EXIT_FAILURE
-    except (ValueError, TypeError, FileNotFoundError, NotADirectoryError) as error:
-        print(f"dpcd {args.command}: error: {' '.join(str(error).split())}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(f"dpcd {args.command}: interrupted", file=sys.stderr)
-        return 130
+    return run(build_parser(), argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,8 +16,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from ._validation import RngLike, as_rng, check_int, check_positive, check_probability
-from .graphs import _check_dag
+from .graphs import check_dag
+from .validation import RngLike, as_rng, check_int, check_positive, check_probability
 
 if TYPE_CHECKING:  # pgmpy is imported lazily: importing its readers takes about a second
     from pgmpy.models import DiscreteBayesianNetwork
@@ -334,7 +334,7 @@ def bnlearn_structure_summary(name: str) -> dict[str, Any]:
 
 
 def _check_synthetic_dag(dag: Any) -> tuple[list[str], dict[str, int]]:
-    _check_dag(dag, "dag")
+    check_dag(dag, "dag")
     nodes = list(dag.nodes)
     if not nodes:
         raise ValueError("dag must have at least one node")

@@ -41,6 +41,7 @@ import networkx as nx
 import numpy as np
 
 __all__ = [
+    "check_dag",
     "skeleton_edges",
     "directed_edges",
     "undirected_edges",
@@ -72,7 +73,8 @@ def _check_graph(g: Any, name: str) -> nx.DiGraph:
     return g
 
 
-def _check_dag(g: Any, name: str) -> nx.DiGraph:
+def check_dag(g: Any, name: str) -> nx.DiGraph:
+    """``g`` if it is a networkx DiGraph without cycles or self-loops, else a ``TypeError``/``ValueError`` naming ``name``."""
     _check_graph(g, name)
     if not nx.is_directed_acyclic_graph(g):
         raise ValueError(
@@ -291,7 +293,7 @@ def dag_to_cpdag(dag: nx.DiGraph) -> nx.DiGraph:
     and R1–R3 orient exactly the edges shared by every member of the class
     (Meek 1995), so the result is the CPDAG. Node order follows ``dag``.
     """
-    _check_dag(dag, "dag")
+    check_dag(dag, "dag")
     g = nx.DiGraph()
     g.add_nodes_from(dag.nodes(data=True))
     for u, v in dag.edges():
@@ -333,7 +335,7 @@ def d_separated(dag: nx.DiGraph, x: Any, y: Any, S: Iterable[Hashable] | None = 
     of nodes (``None`` or empty for marginal independence). The sets must be
     disjoint. Wraps :func:`networkx.is_d_separator`.
     """
-    _check_dag(dag, "dag")
+    check_dag(dag, "dag")
     xs = _node_set(dag, x, "x")
     ys = _node_set(dag, y, "y")
     zs = _node_set(dag, S, "S")

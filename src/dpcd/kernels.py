@@ -1,7 +1,7 @@
 """Gaussian kernels, HSIC with its permutation null, and kernel ridge regression.
 
 One implementation of the kernel machinery for the project: the regression-based
-CI test (RCIT, :mod:`dpcd.rcit`) and the private additive-noise model both build
+CI test (RCIT, :mod:`dpcd.ci.rcit`) and the private additive-noise model both build
 on it.
 
 * :func:`gaussian_gram` — ``k(a, b) = exp(-||a - b||² / (2 σ²))``; the bandwidth
@@ -30,7 +30,7 @@ on it.
   ``(tol / c) ||t||₂`` of the exact ones (a Gaussian kernel on |Z| = 2 at
   m = 2000 needs r ≈ 90 columns at tol = 1e-10).
 
-Nothing here is private by itself; the sensitivities live in :mod:`dpcd.rcit`.
+Nothing here is private by itself; the sensitivities live in :mod:`dpcd.ci.rcit`.
 
 References
 ----------
@@ -52,7 +52,7 @@ from typing import Literal
 import numpy as np
 from scipy import linalg
 
-from ._validation import RngLike, as_rng, check_int, check_positive
+from .validation import RngLike, as_rng, check_int, check_positive
 
 __all__ = [
     "HSICPermutationResult",

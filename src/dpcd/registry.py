@@ -47,8 +47,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._validation import check_delta, check_epsilon, check_int
-from .privacy.relation import PrivacyPlan, Relation, needed, relation as as_relation
+from .privacy.relation import PrivacyPlan, Relation, needed
+from .privacy.relation import relation as as_relation
+from .validation import check_delta, check_epsilon, check_int
 
 __all__ = [
     "AlgorithmSpec",

@@ -76,7 +76,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int
+from .validation import check_int
 
 __all__ = [
     "Column",
@@ -290,6 +290,11 @@ class Schema:
     Public assumptions of a release built on a schema: the column names and
     order, each column's kind and domain (categories with their order, or
     bounds), the fill rules, ``bins``, and n where the relation makes it public.
+
+    >>> schema = Schema((Column("smoker", "categorical", ("no", "yes")),
+    ...                  Column("age", "numeric", lower=18, upper=100)))
+    >>> schema.kind, schema.as_categorical().levels, schema.as_numeric().bounds
+    ('mixed', (2, 4), ((0.0, 1.0), (18.0, 100.0)))
     """
 
     columns: tuple[Column, ...]

@@ -6,7 +6,7 @@ from scipy import stats
 from sklearn.kernel_ridge import KernelRidge
 from threadpoolctl import threadpool_limits
 
-from dpcd import anm
+from dpcd.bivariate import anm
 from dpcd.kernels import gaussian_gram, hsic
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dpcd import kernels
-from dpcd.rcit import rcit
+from dpcd.ci.rcit import rcit
 
 
 def _cpu_seconds(fn, repeat: int = 3) -> float:

@@ -14,14 +14,36 @@ a bound below proves nothing. Claims are always stated from the theorem and
 the parameters passed, never read back from the audited code's ledger.
 """
 
-from .algorithms import CASES, AlgorithmRun, algorithm_case, available_algorithms, broken_algorithm_cases
+from .algorithms import (
+                     CASES,
+                     AlgorithmRun,
+                     algorithm_case,
+                     available_algorithms,
+                     broken_algorithm_cases,
+)
 from .anm import ANM_SCORES, anm_case, anm_test_pair
 from .black_box import DiscoverRun, broken_discover_cases, discover_cases
-from .events import (Event, at_least, edge_present, equals, graph_equals, graph_key, observed_outputs,
-                     threshold_events)
+from .events import (
+                     Event,
+                     at_least,
+                     edge_present,
+                     equals,
+                     graph_equals,
+                     graph_key,
+                     observed_outputs,
+                     threshold_events,
+)
 from .mechanisms import broken_cases, mechanism_cases, sieve_case
 from .neighbours import NeighbouringPair
-from .runner import AuditCase, AuditResult, audit, count_events, run_case, runs_for_budget, sample_outputs
+from .runner import (
+                     AuditCase,
+                     AuditResult,
+                     audit,
+                     count_events,
+                     run_case,
+                     runs_for_budget,
+                     sample_outputs,
+)
 from .stats import clopper_pearson, epsilon_lower_bound
 
 __all__ = [

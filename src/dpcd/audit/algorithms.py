@@ -48,10 +48,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import RngLike, as_rng, check_epsilon
 from ..registry import ALGORITHMS
+from ..validation import RngLike, as_rng, check_epsilon
 from .events import graph_events, graph_key, observed_outputs
-from .neighbours import NeighbouringPair, borderline_ci_pair, crossing_pair, outlier_pair, replace_record
+from .neighbours import (
+    NeighbouringPair,
+    borderline_ci_pair,
+    crossing_pair,
+    outlier_pair,
+    replace_record,
+)
 from .runner import AuditCase
 
 __all__ = ["AlgorithmRun", "CASES", "available_algorithms", "algorithm_case", "broken_algorithm_cases",
@@ -325,7 +331,9 @@ def _score_based(name: str, epsilon: float, rng: np.random.Generator, size: str)
         kwargs["max_evaluations"] = evaluations
         claim_delta = m / n + evaluations * delta
     else:
-        from ..discovery.curate_sb import plan as _plan  # the schedule length I is public (Lemma 2)
+        from ..discovery.curate_sb import (
+            plan as _plan,  # the schedule length I is public (Lemma 2)
+        )
 
         iterations = _plan(epsilon_total=epsilon, delta=delta, n=n, line_search_size=m).parameters["iterations"]
         claim_delta = m / n + iterations * delta
@@ -339,7 +347,7 @@ def _score_based(name: str, epsilon: float, rng: np.random.Generator, size: str)
 @dataclass(frozen=True)
 class _KendallP:
     def __call__(self, data: np.ndarray) -> float:
-        from ..rcit import kendall_ci_test
+        from ..ci.rcit import kendall_ci_test
 
         return float(kendall_ci_test(data, 0, 1).p_value)
 
@@ -359,11 +367,11 @@ def _pcd(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     keeps it with positive probability: no finite ε covers that (the paper's
     Thm. 5 accounting claims ε/2 per noisy comparison here, at most 2 comparisons).
     """
-    from ..rcit import kendall_pvalue_sensitivity
+    from ..privacy.sensitivity import two_sided_kendall_pvalue_sensitivity
 
     n = _size(size, 300, 400, 400)
     alpha = 0.05
-    sensitivity = kendall_pvalue_sensitivity(n)
+    sensitivity = two_sided_kendall_pvalue_sensitivity(n)
     base = rng.normal(size=(n, 2))
     base[:, 0] -= base[:, 0].mean()
     candidates = np.array([[a, b] for a in (-3.0, 3.0) for b in (-3.0, 3.0)])

@@ -19,8 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import RngLike, as_rng, check_epsilon, check_int
-from ..anm import check_split, fit_anm, fit_scores, krr_predict, private_anm_test_set, score_sensitivity
+from ..bivariate.anm import (
+    check_split,
+    fit_anm,
+    fit_scores,
+    krr_predict,
+    private_anm_test_set,
+    score_sensitivity,
+)
+from ..validation import RngLike, as_rng, check_epsilon, check_int
 from .events import Event, as_batch_array, at_least
 from .neighbours import NeighbouringPair, replace_record
 from .runner import AuditCase
@@ -34,7 +41,7 @@ _ANM_BOUNDS = (-1.0, 1.0)
 
 @dataclass(frozen=True)
 class _ANMTestSetRun:
-    """One run of :func:`dpcd.anm.private_anm_test_set` on a pair stored as an (n, 2) array in [−1, 1]².
+    """One run of :func:`dpcd.bivariate.anm.private_anm_test_set` on a pair stored as an (n, 2) array in [−1, 1]².
 
     The split (``train_index``, ``test_index``) and the bounds [−1, 1] of both
     variables are passed as public, so data sets differing in one test row
@@ -113,7 +120,7 @@ def anm_test_pair(data: np.ndarray, *, split: tuple[np.ndarray, np.ndarray], sco
     The training half — hence both kernel regressions and all bandwidths — is
     the same on D and D′, so only the replaced test record's point and its two
     residuals change; the search is exhaustive over this grid. ``meta`` holds
-    the margins on D and D′ (recomputed with :func:`dpcd.anm.fit_anm`).
+    the margins on D and D′ (recomputed with :func:`dpcd.bivariate.anm.fit_anm`).
     """
     array = np.asarray(data, dtype=np.float64)
     if array.ndim != 2 or array.shape[1] != 2:

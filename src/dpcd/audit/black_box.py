@@ -32,9 +32,7 @@ True
 from __future__ import annotations
 
 import json
-import os
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,8 +40,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import RngLike, as_rng, check_epsilon
 from ..schema import Schema, draft_schema
+from ..validation import RngLike, as_rng, check_epsilon
 from .events import graph_events, observed_outputs
 from .neighbours import NeighbouringPair, replace_record
 from .runner import AuditCase

@@ -24,7 +24,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .._validation import check_int
+from ..validation import check_int
 
 __all__ = ["Event", "as_batch_array", "at_least", "threshold_events", "equals", "graph_key", "edge_present",
            "graph_equals", "observed_outputs", "graph_events", "check_events"]

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_int
 from ..privacy import (
     SparseVector,
     analytic_gaussian_sigma,
@@ -32,6 +31,7 @@ from ..privacy import (
     gaussian_sigma,
     laplace_mechanism,
 )
+from ..validation import RngLike, as_rng, check_delta, check_epsilon, check_int
 from .events import Event, equals, threshold_events
 from .neighbours import add_record, replace_record
 from .runner import AuditCase

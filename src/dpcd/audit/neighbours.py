@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import RngLike, as_rng, check_int, check_positive, check_probability
+from ..validation import RngLike, as_rng, check_int, check_positive, check_probability
 
 __all__ = [
     "RELATIONS",
@@ -316,8 +316,8 @@ def g2_pvalue_2x2(table: np.ndarray) -> float:
 
 
 def kendall_pvalue_2x2(table: np.ndarray) -> float:
-    """Two-sided p-value of the Kendall τ-a test of a 2 × 2 table of counts (:func:`dpcd.citests.stratified_kendall`)."""
-    from ..citests import stratified_kendall
+    """Two-sided p-value of the Kendall τ-a test of a 2 × 2 table of counts (:func:`dpcd.ci.stratified_kendall`)."""
+    from ..ci import stratified_kendall
 
     return float(stratified_kendall(np.asarray(table, dtype=np.int64)[None, :, :], "a").p_value)
 

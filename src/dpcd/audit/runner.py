@@ -41,7 +41,14 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
+from ..validation import (
+    RngLike,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+)
 from .events import Event, check_events
 from .neighbours import NeighbouringPair
 from .stats import epsilon_lower_bound
@@ -283,6 +290,18 @@ def audit(
     Returns
     -------
     AuditResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpcd.audit.events import threshold_events
+    >>> from dpcd.audit.neighbours import add_record
+    >>> def laplace_count(data, rng, size):   # a correct 1-DP count
+    ...     return len(data) + rng.laplace(0.0, 1.0, size)
+    >>> result = audit(laplace_count, add_record(np.zeros(5), 0.0), threshold_events(np.linspace(3, 8, 11)),
+    ...                epsilon=1.0, n_runs=20_000, rng=0, vectorised=True)
+    >>> result.violation, result.epsilon_lower <= 1.0
+    (False, True)
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
@@ -419,7 +438,6 @@ def runs_for_budget(case: AuditCase, *, seconds: float, rng: RngLike, minimum: i
         raise ValueError(f"seconds must be > 0, got {seconds}")
     minimum = check_int(minimum, "minimum", minimum=1)
     maximum = check_int(maximum, "maximum", minimum=minimum)
-    import time
 
     generator = as_rng(rng)
     start = time.perf_counter()

@@ -17,11 +17,11 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from .._validation import RngLike, as_rng, check_int
+from ..ci.distance import count_quality, full_table, g2_statistic
 from ..discovery.em_pc import PUBLIC, EMPCDecider, default_max_distance
 from ..discovery.pc import orient
-from ..distance_score import count_quality, full_table, g2_statistic
 from ..privacy import PrivacyLedger, exponential_mechanism_probabilities
+from ..validation import RngLike, as_rng, check_int
 from .neighbours import NeighbouringPair, add_record
 
 __all__ = ["sepset_tie_pair"]

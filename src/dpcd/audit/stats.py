@@ -21,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
-from .._validation import check_delta, check_probability
+from ..validation import check_delta, check_probability
 
 __all__ = ["clopper_pearson", "epsilon_lower_bound"]
 

@@ -79,11 +79,21 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
-from ..citests import CITester
-from ..privacy import PrivacyLedger, laplace_scale, subsampled_epsilon
+from ..ci import CITester
+from ..privacy import PrivacyLedger, laplace_scale
 from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..privacy.sensitivity import two_sided_kendall_pvalue_sensitivity
 from ..schema import public_levels
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+)
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = [
@@ -93,16 +103,12 @@ __all__ = [
     "order_test_bounds",
     "uniform_allocation",
     "optimise_budgets",
-    "kendall_pvalue_sensitivity",
     "CurateDecider",
     "curate",
     "plan",
     "RELATION",
     "PUBLIC",
     "order_worst_case_tests",
-    "EXPERIMENT_ALGORITHMS",
-    "available_algorithms",
-    "run_cell",
 ]
 
 Composition = Literal["advanced", "paper"]
@@ -291,25 +297,6 @@ def optimise_budgets(budget: float, n_edges: int, n_vars: int, order: int, *, th
 # --------------------------------------------------------------------------- sensitivity
 
 
-def kendall_pvalue_sensitivity(n_rows: int, n_strata: int = 1) -> float:
-    """L1-sensitivity of the two-sided p-value 2(1 − Φ(|Z|)) of the conditional Kendall τ test.
-
-    2·(Φ(Δ_z) − ½) with Δ_z the sensitivity of the conditional Kendall
-    z-score on ``n_rows`` rows in ``n_strata`` strata (public: the product of
-    the conditioning variables' domain sizes), replace one record,
-    :func:`dpcd.privacy.sensitivity.conditional_kendall_sensitivity` (Wang, Pang
-    & Song 2020, Thm 3, with the weight change included). The paper (App. VI-B)
-    instead multiplies a τ sensitivity by L_Φ = 1/√(2π); its Eq. 16 is orders of
-    magnitude smaller and is not a worst-case bound. Never more than 1 (p ∈ [0, 1]),
-    which is also the value when there are at least as many strata as rows.
-    """
-    from ..privacy.sensitivity import conditional_kendall_pvalue_sensitivity
-
-    n_rows = check_int(n_rows, "n_rows", minimum=2)
-    n_strata = check_int(n_strata, "n_strata", minimum=1)
-    return conditional_kendall_pvalue_sensitivity(n_rows, n_strata, neighbouring="replace", two_sided=True)
-
-
 # --------------------------------------------------------------------------- decider
 
 
@@ -479,7 +466,7 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     threshold : T, compared with the noisy p-value (paper: 0.05).
     beta1, beta2 : margins β₁, β₂ of the decision rule.
     sensitivity : Δ, L1-sensitivity of the p-value used for every test; default
-        :func:`kendall_pvalue_sensitivity` of the (sub-)sample size and the
+        :func:`dpcd.privacy.sensitivity.two_sided_kendall_pvalue_sensitivity` of the (sub-)sample size and the
         number of strata of each conditioning set S (public domains), with the
         order-0 value used as Lemma 1's Δ inside OPT.
     subsample, subsample_size : run every test on one uniform sub-sample of m
@@ -553,7 +540,7 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         def per_test(S: tuple[int, ...]) -> float:
             k = int(np.prod(levels[list(S)])) if S else 1
             if k not in cache:
-                cache[k] = kendall_pvalue_sensitivity(rows, k)
+                cache[k] = two_sided_kendall_pvalue_sensitivity(rows, k)
             return cache[k]
 
         sensitivity = per_test(())  # the order-0 value plans OPT (Lemma 1's Δ)
@@ -594,105 +581,3 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         "n_computed": tester.n_computed,
     }
     return replace(result, info=info, stopped_early=result.stopped_early or bool(decider.stop_reason))
-
-
-# --------------------------------------------------------------------------- experiments of the curate notebook
-
-#: the lines of Fig. 4 / Tables 4, 5, 7: non-private PC and algorithms of :data:`dpcd.registry.ALGORITHMS`
-EXPERIMENT_ALGORITHMS: tuple[str, ...] = ("pc", "curate", "curate_sb", "noleaks", "priv_pc", "svt_pc", "em_pc")
-
-
-def available_algorithms() -> dict[str, bool]:
-    """Which comparison lines can run here (registry availability; PC always)."""
-    from ..registry import ALGORITHMS
-
-    return {name: name == "pc" or ALGORITHMS[name].available for name in EXPERIMENT_ALGORITHMS}
-
-
-def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike,
-             delta_prime: float = 1e-12, threshold: float = 0.05, score_delta: float = 1e-6,
-             score_epsilon0_fraction: float = 0.01, max_evaluations: int = 100) -> dict:
-    """One run of the curate notebook's grid: sample ``network`` (n rows), run ``algorithm``, score it.
-
-    ``epsilon`` is ε_Total for "curate", "curate_sb" and "noleaks" (uniform
-    split over ``max_evaluations``) and the per-test ε of "priv_pc", "svt_pc"
-    and "em_pc" (their total is whatever their ledger accumulates). Every
-    private run's total is reported by the same accountants: ``eps_basic`` and
-    ``eps_advanced`` (ledger at δ' = ``delta_prime``) and ``eps_tight`` (PLD at
-    Σδ + δ'), plus CURATE's own per-order accounting ``eps_paper``. F1 is on
-    CPDAG edge pairs against the true CPDAG (``f1_true``) and against
-    non-private PC with Kendall's τ at T = ``threshold`` on the same rows
-    (``f1_vs_pc``). Score-based algorithms use the ordinal encoding
-    (:func:`dpcd.discovery.notears.encode_ordinal`).
-    """
-    import time
-
-    from ..datasets import load_bnlearn
-    from ..graphs import cpdag_pair_prf, dag_to_cpdag
-    from .pc import pc
-
-    generator = as_rng(rng)
-    sample = load_bnlearn(network, n, generator)
-    data, dag, levels = sample.data, sample.dag, sample.levels  # the network's domains: public
-    truth = dag_to_cpdag(dag)
-    names = list(data.columns)
-    reference = pc(data, ci_test="kendall", alpha=threshold)
-    start = time.perf_counter()
-    eps_paper = np.nan
-    if algorithm == "pc":
-        result, ledger = reference, None
-    elif algorithm == "curate":
-        result = curate(data, levels=levels, epsilon_total=epsilon, rng=generator, delta_prime=delta_prime,
-                        threshold=threshold)
-        ledger, eps_paper = result.ledger, result.info["epsilon_curate"]
-    elif algorithm in ("curate_sb", "noleaks"):
-        from .notears import encode_ordinal
-
-        X = encode_ordinal(data.to_numpy(), levels)
-        if algorithm == "curate_sb":
-            from .curate_sb import curate_sb
-            from .noleaks import line_search_charge
-
-            budget = epsilon - line_search_charge(n, min(1000, n // 2))[0]
-            result = curate_sb(X, epsilon_total=epsilon, delta=score_delta, rng=generator, node_names=names,
-                               epsilon0=max(budget, 1e-9) * score_epsilon0_fraction,
-                               line_search_size=min(1000, n // 2))
-        else:
-            from .noleaks import noleaks
-
-            result = noleaks(X, epsilon_total=epsilon, delta=score_delta, rng=generator, node_names=names,
-                             max_evaluations=max_evaluations, line_search_size=min(1000, n // 2))
-        ledger = result.ledger
-        eps_paper = ledger.total("basic").epsilon
-    elif algorithm in ("priv_pc", "svt_pc", "em_pc"):
-        from ..registry import ALGORITHMS
-
-        spec = ALGORITHMS[algorithm]
-        try:
-            result = spec.load()(data, levels=levels, alpha=threshold, rng=generator, **{spec.budget_arg: epsilon})
-        except ValueError as err:  # a comparison line that cannot run on this cell: report, do not abort the grid
-            return {"f1_true": np.nan, "f1_vs_pc": np.nan, "seconds": np.nan, "n_tests": np.nan,
-                    "pc_tests": float(reference.n_tests), "eps_paper": np.nan, "eps_basic": np.nan,
-                    "eps_advanced": np.nan, "eps_tight": np.nan, "delta_total": np.nan, "error": str(err)}
-        ledger = result.ledger
-    else:
-        raise ValueError(f"algorithm must be one of {sorted(EXPERIMENT_ALGORITHMS)}, got {algorithm!r}")
-    seconds = time.perf_counter() - start
-    row = {
-        "f1_true": cpdag_pair_prf(result.cpdag, truth)["f1"],
-        "f1_vs_pc": cpdag_pair_prf(result.cpdag, reference.cpdag)["f1"],
-        "seconds": seconds,
-        "n_tests": float(getattr(result, "n_tests", np.nan)),
-        "pc_tests": float(reference.n_tests),
-        "eps_paper": float(eps_paper),
-        "eps_basic": np.nan, "eps_advanced": np.nan, "eps_tight": np.nan, "delta_total": np.nan,
-        "error": "",
-    }
-    if ledger is not None and ledger.n_charges:
-        row["eps_basic"] = ledger.total("basic").epsilon
-        row["eps_advanced"] = ledger.total("advanced", delta_prime=delta_prime).epsilon
-        tight = ledger.total("tight", delta_prime=delta_prime)
-        row["eps_tight"], row["delta_total"] = tight.epsilon, float(np.sum(ledger.deltas()) + delta_prime)
-    if ledger is not None and not ledger.n_charges:
-        row.update(eps_basic=0.0, eps_advanced=0.0, eps_tight=0.0, delta_total=0.0)
-    return row

@@ -39,10 +39,17 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from .._validation import RngLike, check_delta, check_epsilon
 from ..privacy.relation import PrivacyPlan
-from .noleaks import (PUBLIC, RELATION, check_subset_size, line_search_charge, prepare_run, private_notears,
-                      score_plan)
+from ..validation import RngLike, check_delta, check_epsilon
+from .noleaks import (
+    PUBLIC,
+    RELATION,
+    check_subset_size,
+    line_search_charge,
+    prepare_run,
+    private_notears,
+    score_plan,
+)
 from .notears import ScoreResult, score_result
 
 __all__ = ["SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb", "plan",
@@ -177,6 +184,15 @@ def curate_sb(X, *, epsilon_total: float, delta: float, rng: RngLike, schedule: 
 
     Returns a :class:`~dpcd.discovery.notears.ScoreResult`; ``info`` has the
     schedule, Lemma 2's I and the I actually used.
+
+    Examples
+    --------
+    >>> from dpcd.datasets import random_dag, sample_linear_gaussian
+    >>> data = sample_linear_gaussian(random_dag(3, 0.7, 0), 2000, 1)
+    >>> result = curate_sb(data.data, bounds=data.schema(), epsilon_total=2.0, delta=1e-5, rng=2, max_iter=5,
+    ...                    line_search_size=100)
+    >>> result.info["iterations"] >= 1 and result.ledger.total("basic").epsilon <= 2.0 + 1e-9
+    True
     """
     schedule = _check_schedule(schedule)
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")

@@ -37,11 +37,18 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
-from .._validation import RngLike, as_data_matrix, as_rng, check_epsilon, check_int, check_probability
-from ..distance_score import g2_public_dof, g2_statistic
+from ..ci.distance import g2_public_dof, g2_statistic
 from ..privacy import PrivacyLedger
 from ..privacy.relation import ADD_REMOVE, PrivacyPlan
 from ..schema import check_codes, public_levels
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_epsilon,
+    check_int,
+    check_probability,
+)
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = ["DEFAULT_MAX_CELLS", "noisy_joint_table", "NoisyTableDecider", "lapmech", "plan", "RELATION", "PUBLIC"]

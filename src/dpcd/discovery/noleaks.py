@@ -47,10 +47,18 @@ from typing import Sequence
 import numpy as np
 from scipy import optimize
 
-from .._validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_positive
 from ..privacy import PrivacyLedger, analytic_gaussian_sigma
 from ..privacy.relation import REPLACE_ONE, PrivacyPlan
 from ..schema import public_bounds, scale_to_box
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+)
 from .notears import ScoreResult, acyclicity, score_result
 from .pc import node_names_of
 
@@ -264,6 +272,15 @@ def noleaks(X, *, delta: float, rng: RngLike, epsilon: float | None = None, epsi
 
     Returns a :class:`~dpcd.discovery.notears.ScoreResult` with the ledger
     (replace-one relation; see the module docstring for the guarantee).
+
+    Examples
+    --------
+    >>> from dpcd.datasets import random_dag, sample_linear_gaussian
+    >>> data = sample_linear_gaussian(random_dag(3, 0.7, 0), 2000, 1)
+    >>> result = noleaks(data.data, bounds=data.schema(), epsilon_total=2.0, delta=1e-5, rng=2,
+    ...                  max_evaluations=5, max_iter=5, line_search_size=100)
+    >>> round(result.ledger.total("basic").epsilon, 6) <= 2.0
+    True
     """
     if (epsilon is None) == (epsilon_total is None):
         raise ValueError("give exactly one of epsilon (per evaluation) and epsilon_total")

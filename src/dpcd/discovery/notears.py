@@ -29,9 +29,9 @@ import numpy as np
 import scipy.linalg as slin
 from scipy import optimize
 
-from .._validation import as_data_matrix, check_int, check_positive
 from ..graphs import dag_to_cpdag
 from ..schema import public_levels
+from ..validation import as_data_matrix, check_int, check_positive
 
 __all__ = ["ScoreResult", "acyclicity", "notears", "score_result", "encode_ordinal", "w_to_dag"]
 

@@ -50,13 +50,21 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from .._validation import RngLike, as_rng, as_data_matrix, check_delta, check_epsilon, check_int, check_probability
-from ..citests import CITester, normal_two_sided_p
+from ..ci import CITester, normal_two_sided_p
 from ..privacy.ledger import PrivacyLedger
 from ..privacy.relation import REPLACE_ONE, PrivacyPlan
-from ..schema import public_levels
-from ..privacy.sensitivity import conditional_kendall_pvalue_sensitivity, reference_pvalue_sensitivity
+from ..privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
 from ..privacy.sieve import SieveAndExamine, optimal_subsample_size
+from ..schema import public_levels
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+)
 from .pc import Decider, PCResult, node_names_of, run_pc, worst_case_tests
 
 __all__ = [
@@ -66,7 +74,6 @@ __all__ = [
     "PUBLIC",
     "KendallPValueQuery",
     "SieveKendallDecider",
-    "kendall_pvalue_sensitivity",
     "reference_max_order",
     "privacy_totals",
     "kendall_run_setup",
@@ -81,29 +88,6 @@ PUBLIC = ("n", "domains")
 def reference_max_order(n: int, p: int) -> int:
     """The authors' maximum order min(⌊log₂ n⌋ − 5, p − 2), at least 0."""
     return max(0, min(int(math.floor(math.log2(n))) - 5, p - 2))
-
-
-def _max_strata(levels: np.ndarray, max_order: int) -> int:
-    top = np.sort(np.asarray(levels, dtype=np.int64))[::-1][:max_order]
-    return int(np.prod(top)) if len(top) else 1
-
-
-def kendall_pvalue_sensitivity(n: int, levels: Sequence[int], max_order: int, *,
-                               sensitivity: SensitivityMode = "proven") -> float:
-    """Replace-one sensitivity of the one-sided Kendall p-value on n rows (see the module docstring).
-
-    ``levels``: domain sizes of the variables (public); ``max_order``: the
-    largest conditioning set, which fixes the largest number of strata k.
-    When n − 1 ≤ k the z-score has no finite bound and the trivial ½ is used.
-    """
-    n = check_int(n, "n", minimum=2)
-    max_order = check_int(max_order, "max_order", minimum=0)
-    if sensitivity == "reference":
-        return reference_pvalue_sensitivity(n)
-    if sensitivity != "proven":
-        raise ValueError(f"sensitivity must be 'proven' or 'reference', got {sensitivity!r}")
-    return conditional_kendall_pvalue_sensitivity(n, _max_strata(np.asarray(levels), max_order),
-                                                  neighbouring="replace")
 
 
 def kendall_run_setup(data, node_names: Sequence[str] | None, max_order: int | None, levels):
@@ -291,8 +275,9 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
         raise ValueError(f"subsample_size must be at most n={n}, got {subsample_size}")
     generator = as_rng(rng)
     order_cap = min(max_order, p - 2)
-    full_sensitivity = kendall_pvalue_sensitivity(n, query.levels, order_cap, sensitivity=sensitivity)
-    sub_sensitivity = kendall_pvalue_sensitivity(subsample_size, query.levels, order_cap, sensitivity=sensitivity)
+    full_sensitivity = one_sided_kendall_pvalue_sensitivity(n, query.levels, order_cap, mode=sensitivity)
+    sub_sensitivity = one_sided_kendall_pvalue_sensitivity(subsample_size, query.levels, order_cap,
+                                                           mode=sensitivity)
     ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
     mechanism = SieveAndExamine(n=n, threshold=alpha, threshold_tweak=threshold_tweak, epsilon=epsilon,
                                 sensitivity=full_sensitivity, subsample_sensitivity=sub_sensitivity,
@@ -308,82 +293,3 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
         "n_full_tests": query.tester.n_computed, "n_subsample_tests": query.n_subsample_tests,
     }
     return replace(result, info=info)
-
-
-# --------------------------------------------------------------------------- experiment cell (notebook priv_pc)
-
-EXPERIMENT_LINES = ("priv_pc", "priv_pc_nosub", "svt_pc", "em_pc", "subsampled_gaussian")
-"""The lines of the priv_pc notebook (registry algorithms plus Priv-PC without sub-sampling)."""
-
-
-def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike, alpha: float = 0.10,
-             threshold_tweak: float = 0.02, delta: float = 1e-3,
-             sensitivity: SensitivityMode = "reference", sampling_rate: float = 0.1) -> dict:
-    """One run of the Fig. 1 / Table 2 experiment (notebooks/priv_pc.ipynb).
-
-    Samples ``n`` rows of the bnlearn ``network`` with ``rng``, runs
-    ``algorithm`` ("priv_pc", "priv_pc_nosub" = Priv-PC with m = n, "svt_pc",
-    "em_pc" from :mod:`dpcd.discovery.em_pc`, whose ``epsilon`` is its total
-    budget, or "subsampled_gaussian" from :mod:`dpcd.discovery.subsampled_gaussian_pc`
-    with Poisson rate ``sampling_rate`` and noise multiplier
-    σ = ``analytic_gaussian_sigma(2, epsilon, delta)``, the σ with which one
-    test *without* sub-sampling would be (ε, δ)-DP under the accountant's
-    replace-one pair (shift 2Δ); sub-sampling then lowers the per-test cost, and
-    its accumulated cost is ``epsilon_tight``, the PLD total) at per-test ``epsilon``, and scores the CPDAG by CPDAG-pair F1
-    against the true CPDAG (``f1_true``) and against non-private Kendall PC on
-    the same rows at the same threshold (``f1_pc``, the paper's convention).
-    Returns one flat dict: scores, privacy totals, CI-test counts, seconds.
-    """
-    from ..datasets import load_bnlearn
-    from ..experiments import timed
-    from ..graphs import cpdag_pair_prf, dag_to_cpdag
-    from .pc import pc
-
-    if algorithm not in EXPERIMENT_LINES:
-        raise ValueError(f"algorithm must be one of {EXPERIMENT_LINES}, got {algorithm!r}")
-    generator = as_rng(rng)
-    sample = load_bnlearn(network, n, generator)
-    data, dag, levels = sample.data, sample.dag, sample.levels  # the network's domains: public
-    codes = np.asarray(data)
-    names = list(data.columns)
-    truth = dag_to_cpdag(dag)
-    max_order = reference_max_order(len(codes), codes.shape[1])
-    reference = pc(codes, ci_test="kendall", alpha=min(2 * alpha, 0.999), max_order=max_order, node_names=names)
-    if algorithm == "em_pc":
-        from .em_pc import em_pc
-
-        result, seconds = timed(em_pc, codes, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
-                                node_names=names)
-        n_full = result.n_tests
-    elif algorithm == "subsampled_gaussian":
-        from ..privacy.mechanisms import analytic_gaussian_sigma
-        from .subsampled_gaussian_pc import subsampled_gaussian_pc
-
-        sigma = analytic_gaussian_sigma(2.0, epsilon, delta)
-        result, seconds = timed(subsampled_gaussian_pc, codes, levels=levels, sigma=sigma,
-                                sampling_rate=sampling_rate, delta=delta, alpha=alpha, rng=generator, max_order=max_order, node_names=names,
-                                sensitivity=sensitivity)
-        n_full = result.info["n_full_tests"]
-    elif algorithm == "svt_pc":
-        from .svt_pc import svt_pc
-
-        result, seconds = timed(svt_pc, codes, levels=levels, epsilon_per_edge=epsilon, delta=delta, alpha=alpha,
-                                rng=generator,
-                                max_order=max_order, node_names=names, sensitivity=sensitivity)
-        n_full = result.info["n_full_tests"]
-    else:
-        size = len(codes) if algorithm == "priv_pc_nosub" else None
-        result, seconds = timed(priv_pc, codes, levels=levels, epsilon_per_test=epsilon, delta=delta, alpha=alpha,
-                                threshold_tweak=threshold_tweak, subsample_size=size, rng=generator,
-                                max_order=max_order, node_names=names, sensitivity=sensitivity)
-        n_full = result.info["n_full_tests"]
-    # accounting is done outside the timed run: the tight total is the accountant's cost, not the algorithm's
-    totals = privacy_totals(result.ledger, delta)
-    return {
-        "f1_true": cpdag_pair_prf(result.cpdag, truth)["f1"],
-        "f1_pc": cpdag_pair_prf(result.cpdag, reference.cpdag)["f1"],
-        "f1_pc_vs_true": cpdag_pair_prf(reference.cpdag, truth)["f1"],
-        "seconds": seconds, "n_tests": result.n_tests, "n_full_tests": n_full,
-        "n_examined": result.info.get("n_examined", result.info.get("n_hits", np.nan)),
-        **totals,
-    }

@@ -8,7 +8,7 @@ augmented moment matrix M = Σ_u a_u a_uᵀ with a_u = (1, z_u) — the column
 sums and the second moments — with i.i.d. Lap(Δ/ε) noise; (4) form the
 covariance M₂/n − m mᵀ (m = noisy column means, n public), repair it if it
 is not positive definite, turn it into a correlation matrix, and run PC with
-the Fisher-z test on it (:func:`dpcd.citests.fisher_z_from_matrix`).
+the Fisher-z test on it (:func:`dpcd.ci.fisher_z_from_matrix`).
 
 Privacy
 -------
@@ -51,11 +51,19 @@ from typing import Sequence
 
 import numpy as np
 
-from .._validation import RngLike, as_data_matrix, as_rng, check_epsilon, check_int, check_positive, check_probability
-from ..citests import fisher_z_from_matrix
+from ..ci import fisher_z_from_matrix
 from ..privacy import PrivacyLedger
 from ..privacy.relation import REPLACE_ONE, PrivacyPlan
 from ..schema import public_bounds, scale_to_box
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+)
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = ["moment_sensitivity", "scale_sensitivity", "MIN_SCALE", "scale_to_box", "clip_records", "noisy_correlation", "repair_correlation",

@@ -23,7 +23,7 @@ full data the output pair, given the other records' coins, is
 ((1 − q)N(f(S), σ²Δ²) + qN(f(S ∪ {x}), σ²Δ²), (1 − q)N(f(S), σ²Δ²) + qN(f(S ∪ {x'}), σ²Δ²)),
 dominated by dp_accounting's REPLACE_ONE pair with shift Δ. The p-value
 sensitivity depends on the sub-sample size |S|, which is random: Δ is
-:func:`~dpcd.discovery.priv_pc.kendall_pvalue_sensitivity` at a public lower
+:func:`~dpcd.privacy.sensitivity.one_sided_kendall_pvalue_sensitivity` at a public lower
 bound m_lo of |S| (the β-quantile of Binomial(n − 1, q), β = 1e-12;
 ``info["subsample_min"]``). That function's replace-one bound on m_lo rows
 (2c_τ/√(m_lo − 1 − k) in the z-scale, ``"proven"``) is at least the add/remove
@@ -62,19 +62,33 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 from scipy import stats
 
-from .._validation import RngLike, as_rng, check_delta, check_int, check_positive, check_probability
 from ..privacy.ledger import PrivacyLedger, subsampled_gaussian_epsilon
 from ..privacy.relation import PrivacyPlan
+from ..privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
+from ..validation import (
+    RngLike,
+    as_rng,
+    check_delta,
+    check_int,
+    check_positive,
+    check_probability,
+)
 from .pc import Decider, PCResult, run_pc, worst_case_tests
-from .priv_pc import (PUBLIC, RELATION, KendallPValueQuery, SensitivityMode, kendall_pvalue_sensitivity,
-                      kendall_run_setup, privacy_totals, reference_max_order)
+from .priv_pc import (
+    PUBLIC,
+    RELATION,
+    KendallPValueQuery,
+    SensitivityMode,
+    kendall_run_setup,
+    privacy_totals,
+    reference_max_order,
+)
 
 __all__ = ["subsampled_gaussian_pc", "SubsampledGaussianDecider", "subsample_size_lower_bound", "plan",
            "RELATION", "PUBLIC"]
@@ -187,7 +201,15 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
 
     Privacy: (ε_tot, δ + n_tests·β)-DP under replace-one neighbours with n and
     domains public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_tight"]``
-    [ACGMMTZ16; MTZ19; DGKKM22].
+    [ACGMMTZ16; MTZ19; DGKKM22]; :func:`plan` gives the worst case.
+
+    Examples
+    --------
+    >>> from dpcd.datasets import load_bnlearn
+    >>> data = load_bnlearn("cancer", 5000, rng=0)
+    >>> result = subsampled_gaussian_pc(data.data, levels=data.levels, sigma=5.0, sampling_rate=0.2, rng=1)
+    >>> {e.kind for e in result.ledger.entries}
+    {'subsampled_gaussian'}
     """
     sigma = check_positive(sigma, "sigma")
     sampling_rate = check_positive(sampling_rate, "sampling_rate")
@@ -203,7 +225,7 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
     if subsample_min < 2:
         raise ValueError(f"sampling_rate={sampling_rate} is too small for n={n}: the sub-sample's public lower "
                          f"bound is {subsample_min} rows")
-    p_sensitivity = kendall_pvalue_sensitivity(subsample_min, query.levels, order_cap, sensitivity=sensitivity)
+    p_sensitivity = one_sided_kendall_pvalue_sensitivity(subsample_min, query.levels, order_cap, mode=sensitivity)
     step_delta = delta / worst_case_tests(p, order_cap)
     step_epsilon = subsampled_gaussian_epsilon(sigma, sampling_rate, step_delta, neighbouring="replace")
     ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)

@@ -28,12 +28,26 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
 from ..privacy.ledger import PrivacyLedger
 from ..privacy.mechanisms import SparseVector
 from ..privacy.relation import PrivacyPlan
+from ..privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
+from ..validation import (
+    RngLike,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+)
 from .pc import Decider, PCResult, run_pc
-from .priv_pc import PUBLIC, RELATION, SensitivityMode, kendall_pvalue_sensitivity, kendall_run_setup, privacy_totals
+from .priv_pc import (
+    PUBLIC,
+    RELATION,
+    SensitivityMode,
+    kendall_run_setup,
+    privacy_totals,
+)
 
 __all__ = ["svt_pc", "SparseVectorDecider", "plan", "RELATION", "PUBLIC"]
 
@@ -123,7 +137,7 @@ def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-3, alpha:
     alpha = check_probability(alpha, "alpha")
     codes, names, max_order, query = kendall_run_setup(data, node_names, max_order, levels)
     n, p = codes.shape
-    sens = kendall_pvalue_sensitivity(n, query.levels, min(max_order, p - 2), sensitivity=sensitivity)
+    sens = one_sided_kendall_pvalue_sensitivity(n, query.levels, min(max_order, p - 2), mode=sensitivity)
     ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
     decider = SparseVectorDecider(query, threshold=alpha, epsilon=epsilon, sensitivity=sens, rng=rng, ledger=ledger)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger)

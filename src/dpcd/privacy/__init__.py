@@ -1,12 +1,19 @@
-"""Privacy mechanisms, their calibration, and the per-run privacy ledger.
+"""Privacy: mechanisms, sensitivities, the sieve, the ledger, neighbouring relations and plans.
 
-Every mechanism states its guarantee for a caller-supplied sensitivity, which
-fixes the neighbouring relation; :class:`PrivacyLedger` records each charge under
-an explicit relation and public assumptions and reports the total by basic,
-advanced and tight (PLD) composition.
+``mechanisms``: Laplace, Gaussian, exponential, sparse vector, amplification, advanced composition
+``sensitivity``: one function per statistic and meaning (Kendall, Spearman, their p-values), each with its relation
+``sieve``: Priv-PC's sieve-and-examine; ``ledger``: :class:`PrivacyLedger`, totals by basic, advanced, tight (PLD)
+``relation``: add/remove vs replace-one, their conversion, :class:`~dpcd.privacy.relation.PrivacyPlan`.
 """
 
-from .ledger import KINDS, METHODS, NEIGHBOURING_RELATIONS, Charge, PrivacyLedger, PrivacyTotal
+from .ledger import (
+    KINDS,
+    METHODS,
+    NEIGHBOURING_RELATIONS,
+    Charge,
+    PrivacyLedger,
+    PrivacyTotal,
+)
 from .mechanisms import (
     SparseVector,
     SparseVectorExhausted,

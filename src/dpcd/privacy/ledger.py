@@ -69,8 +69,12 @@ from typing import Literal, Optional
 import numpy as np
 import pandas as pd
 
-from .._validation import check_delta, check_epsilon, check_int, check_positive
-from .mechanisms import advanced_composition, analytic_gaussian_delta, analytic_gaussian_sigma
+from ..validation import check_delta, check_epsilon, check_int, check_positive
+from .mechanisms import (
+    advanced_composition,
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+)
 
 __all__ = [
     "Charge",

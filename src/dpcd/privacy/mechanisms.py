@@ -44,7 +44,7 @@ from typing import Union
 import numpy as np
 from scipy import integrate, optimize, special
 
-from .._validation import (
+from ..validation import (
     RngLike,
     as_rng,
     check_delta,

@@ -47,7 +47,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._validation import check_delta, check_epsilon
+from ..validation import check_delta, check_epsilon
 
 __all__ = [
     "Relation",

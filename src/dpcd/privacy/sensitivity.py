@@ -11,7 +11,7 @@ Statistics (Wang, Pang & Song 2020, App. D–E; Kusner et al. 2016):
   pairs; tied pairs count in neither). ``kendall_tau_sensitivity``.
 * Conditional Kendall's τ, Z = Σᵢ wᵢτᵢ / √Σⱼ wⱼ with wᵢ = 9nᵢ(nᵢ − 1)/(2(2nᵢ + 5))
   over the k strata of the conditioning set (App. D, Def. 6; this is the
-  statistic of :func:`dpcd.citests.stratified_kendall`, a z-score under
+  statistic of :func:`dpcd.ci.stratified_kendall`, a z-score under
   independence). ``conditional_kendall_sensitivity``.
 * Spearman's ρ = 1 − 6Σdᵢ²/(n(n² − 1)) on untied data, and its conditional
   version Σᵢ(nᵢ − 1)ρᵢ / √Σⱼ(nⱼ − 1) (App. E, Defs. 7–8).
@@ -50,7 +50,7 @@ import math
 
 from scipy import special
 
-from .._validation import check_int, check_positive
+from ..validation import check_int, check_positive
 
 __all__ = [
     "kendall_tau_sensitivity",
@@ -60,6 +60,9 @@ __all__ = [
     "pvalue_sensitivity",
     "conditional_kendall_pvalue_sensitivity",
     "reference_pvalue_sensitivity",
+    "one_sided_kendall_pvalue_sensitivity",
+    "max_strata",
+    "two_sided_kendall_pvalue_sensitivity",
     "KENDALL_A_STEP",
     "KENDALL_W_STEP",
 ]
@@ -163,7 +166,7 @@ def conditional_spearman_sensitivity(n: int, k: int, *, neighbouring: str = "add
     aᵢ = (nᵢ − 1)ρᵢ, one row joining a stratum of m rows changes aᵢ by at most
     m·(30/m) + 1 = 31 and W = Σwⱼ by d ≤ 2 (a stratum enters the sum at 3 rows),
     so |ΔZ| ≤ (31 + 1)/√W with W ≥ N − 2k on N rows (strata of 1–2 rows have
-    weight 0 in :func:`dpcd.citests.spearman_weights`).
+    weight 0 in :func:`dpcd.ci.spearman_weights`).
 
     Add/remove: 32/√(n − 1 − 2k); replace: twice that. The paper's Thm 9 states
     c_ρ√k/√(n − k) with c_ρ ≈ 31. Public: n, k. Requires n − 1 > 2k and untied
@@ -222,3 +225,46 @@ def reference_pvalue_sensitivity(n: int) -> float:
     """
     n = check_int(n, "n", minimum=2)
     return pvalue_sensitivity(6.0 / math.sqrt(n))
+
+
+def max_strata(levels, max_order: int) -> int:
+    """The most strata a conditioning set of at most ``max_order`` variables can have: the product of the
+    ``max_order`` largest public domain sizes (1 for the empty set)."""
+    top = sorted((int(k) for k in levels), reverse=True)[:max_order]
+    return int(math.prod(top)) if top else 1
+
+
+def one_sided_kendall_pvalue_sensitivity(n: int, levels, max_order: int, *, mode: str = "proven") -> float:
+    """Replace-one sensitivity of the **one-sided** conditional Kendall p-value 1 − Φ(|Z|) on n rows — the query
+    thresholded by Priv-PC, SVT-PC and the sub-sampled Gaussian baseline [WPS20].
+
+    ``levels``: the public domain sizes; ``max_order``: the largest
+    conditioning set, which fixes the largest number of strata k
+    (:func:`max_strata`). ``mode="proven"``: :func:`conditional_kendall_pvalue_sensitivity`
+    (n, k, replace); when n − 1 ≤ k the z-score has no finite bound and the
+    trivial ½ is returned. ``mode="reference"``: the authors' Φ(6/√n) − ½
+    (:func:`reference_pvalue_sensitivity`), not proven for conditional tests.
+
+    >>> round(one_sided_kendall_pvalue_sensitivity(10_000, [2, 2, 3], 1), 4)
+    0.0779
+    """
+    n = check_int(n, "n", minimum=2)
+    max_order = check_int(max_order, "max_order", minimum=0)
+    if mode == "reference":
+        return reference_pvalue_sensitivity(n)
+    if mode != "proven":
+        raise ValueError(f"sensitivity must be 'proven' or 'reference', got {mode!r}")
+    return conditional_kendall_pvalue_sensitivity(n, max_strata(levels, max_order), neighbouring="replace")
+
+
+def two_sided_kendall_pvalue_sensitivity(n: int, k: int = 1) -> float:
+    """Replace-one sensitivity of the **two-sided** conditional Kendall p-value 2(1 − Φ(|Z|)) on n rows in k
+    strata — the noisy p-value of CURATE and of PCD's Kendall baseline: 2Φ(Δ_z) − 1, capped at 1 (also when
+    n − 1 ≤ k), Δ_z = :func:`conditional_kendall_sensitivity` (n, k, replace).
+
+    >>> round(two_sided_kendall_pvalue_sensitivity(10_000), 4)
+    0.1557
+    """
+    n = check_int(n, "n", minimum=2)
+    k = check_int(k, "k", minimum=1)
+    return conditional_kendall_pvalue_sensitivity(n, k, neighbouring="replace", two_sided=True)

@@ -53,7 +53,7 @@ from typing import Callable
 import numpy as np
 from scipy import optimize
 
-from .._validation import RngLike, as_rng, check_epsilon, check_int, check_positive
+from ..validation import RngLike, as_rng, check_epsilon, check_int, check_positive
 from .ledger import PrivacyLedger
 from .mechanisms import SparseVector, epsilon_for_subsampled, laplace_scale
 

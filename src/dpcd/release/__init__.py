@@ -6,8 +6,17 @@
 The algorithms and their calibration live in :mod:`dpcd.registry`; the schema in :mod:`dpcd.schema`.
 """
 
-from .api import DATA_PREPARATION, MAX_LEVELS, MIN_ROWS, DiscoveryResult, choose_kind, discover, load_schema, \
-    privacy_report, run_algorithm
+from .api import (
+           DATA_PREPARATION,
+           MAX_LEVELS,
+           MIN_ROWS,
+           DiscoveryResult,
+           choose_kind,
+           discover,
+           load_schema,
+           privacy_report,
+           run_algorithm,
+)
 from .tables import encode_table, read_table
 from .writers import graph_to_dot, graph_to_json, write_outputs
 

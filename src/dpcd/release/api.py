@@ -55,12 +55,27 @@ from typing import Any
 import networkx as nx
 import pandas as pd
 
-from .._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .._version import __version__
-from ..privacy.relation import Relation, convert, relation as as_relation
-from ..registry import (ALGORITHMS, AlgorithmSpec, Calibration, PlanRefused, calibrate, choose_algorithm,
-                        resolve_algorithm)
+from ..privacy.relation import Relation, convert
+from ..privacy.relation import relation as as_relation
+from ..registry import (
+    ALGORITHMS,
+    AlgorithmSpec,
+    Calibration,
+    PlanRefused,
+    calibrate,
+    choose_algorithm,
+    resolve_algorithm,
+)
 from ..schema import DataPreparationError, Schema, SchemaError
+from ..validation import (
+    RngLike,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+)
 from .tables import encode_table, read_table
 from .writers import jsonable, write_outputs
 
@@ -312,6 +327,14 @@ def discover(
     it is proven under another (group privacy). Errors before the run depend
     on public inputs or on the file's structure only (``DATA_PREPARATION``);
     nothing is written on error.
+
+    Examples
+    --------
+    >>> from dpcd.datasets import load_bnlearn
+    >>> sample = load_bnlearn("cancer", 2000, rng=0)
+    >>> release = discover(sample.data, schema=sample.schema(), epsilon=2.0, rng=1)
+    >>> release.algorithm, sorted(release.privacy["assumed_public"])
+    ('em_pc', ['algorithm', 'n', 'schema'])
     """
     registry = ALGORITHMS if registry is None else registry
     epsilon = check_epsilon(epsilon)

@@ -141,13 +141,13 @@ def _draw(graph: nx.DiGraph, folder: Path, title: str | None) -> None:
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..plotting import draw_graph, savefig
+    from .drawing import draw_graph, save_figure
 
     size = max(4.0, min(14.0, 1.0 + 0.45 * graph.number_of_nodes()))
     fig, ax = plt.subplots(figsize=(size, size * 0.8))
     try:
         draw_graph(graph, ax, title=title, node_size=700 if graph.number_of_nodes() < 25 else 350,
                    font_size=9 if graph.number_of_nodes() < 25 else 6)
-        savefig(fig, folder, "graph")
+        save_figure(fig, folder, "graph")
     finally:
         plt.close(fig)

@@ -1,11 +1,11 @@
-"""Run the compendium's notebooks with papermill: ``python -m dpcd reproduce``.
+"""Run the compendium's notebooks with papermill: ``python -m dpcd_papers reproduce``.
 
 Every ``notebooks/*.ipynb`` is executed (sorted by name) with the parameters
 ``profile``, ``n_jobs`` and ``out_dir`` injected after its ``parameters``
 cell; ``seed`` keeps the notebook's default. Notebook ``<name>`` writes into
 ``<out>/<name>/``, where the runner also leaves the executed copy
 ``<name>.ipynb`` and ``run.json`` (profile, date, seconds, Python and package
-versions) for :func:`dpcd.reporting.build_report`.
+versions) for :func:`dpcd_papers.reporting.build_report`.
 
 The kernel is always the Python interpreter running the runner
 (``sys.executable``), whatever kernelspecs are installed: the runner hands
@@ -27,7 +27,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ._validation import check_int
+from dpcd.validation import check_int
+
 from .reporting import RUN_INFO, atomic_write_text
 
 __all__ = ["PROFILES", "NotebookError", "reproduce", "find_notebooks", "default_notebooks_dir"]

@@ -11,7 +11,7 @@ Conventions used here
 * The test is G² with the **public** degrees of freedom of the paper
   (Sec. III-A): df = (|X| − 1)(|Y| − 1) ∏ |S_h| from the domain sizes, so the
   decision "independent" ⇔ p > α ⇔ G² < c with c = χ²_df⁻¹(1 − α) fixed. (The
-  non-private :func:`dpcd.citests.g2_test` subtracts empty rows/columns from
+  non-private :func:`dpcd.ci.g2_test` subtracts empty rows/columns from
   df as causal-learn does; on tables without empty rows/columns they agree.)
 * A *step* adds or removes one record, i.e. changes one cell of the full
   (stratum, X, Y) table by ±1 (the add/remove neighbouring relation). Every
@@ -93,7 +93,7 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy import special
 
-from ._validation import check_int, check_probability
+from ..validation import check_int, check_probability
 
 __all__ = [
     "DistanceResult",

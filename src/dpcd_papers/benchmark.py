@@ -14,7 +14,7 @@ accountant. The public domains come from the data set's generating model
 CURATE-SB cannot meet a small δ (their line-search subset costs δ = m/n); they
 run at the requested ε with their own δ and are flagged ``within_budget = False``.
 
-:func:`run_cell` is the experiment function for :func:`dpcd.experiments.run_grid`;
+:func:`run_cell` is the experiment function for :func:`dpcd_papers.experiments.run_grid`;
 :func:`summarise` and :func:`rank_table` aggregate its rows.
 
 Privacy of each run: as stated by the algorithm's own docstring (neighbouring
@@ -28,13 +28,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
-from .datasets import BNLEARN_NETWORKS, Dataset, load_bnlearn, random_dag, sample_linear_gaussian, sample_nonlinear
+from dpcd.datasets import (
+    BNLEARN_NETWORKS,
+    Dataset,
+    load_bnlearn,
+    random_dag,
+    sample_linear_gaussian,
+    sample_nonlinear,
+)
+from dpcd.graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
+from dpcd.privacy.relation import convert
+from dpcd.registry import ALGORITHMS, Calibration, PlanRefused, calibrate, make_plan
+from dpcd.release.api import run_algorithm
+from dpcd.validation import (
+    RngLike,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+)
+
 from .experiments import timed
-from .registry import ALGORITHMS, Calibration, PlanRefused, calibrate, make_plan
-from .release.api import run_algorithm
-from .graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
-from .privacy.relation import convert
 
 __all__ = ["CURATE_NETWORKS", "SYNTHETIC", "dataset_kind", "load_dataset", "run_cell", "summarise", "rank_table",
            "missing_algorithms"]

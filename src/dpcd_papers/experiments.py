@@ -51,8 +51,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dpcd.validation import check_int
+
 from ._io import atomic_write
-from ._validation import check_int
 
 __all__ = ["run_grid", "timed", "expand_grid", "cell_seed", "stable_hash", "DASK_SCHEDULER_ENV"]
 

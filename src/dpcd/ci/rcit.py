@@ -27,9 +27,9 @@ tests/test_rcit.py checks it on random neighbours (m ≤ 300); as Eq. 3 shrinks 
 1/m² while a replaced record moves HSIC by O(1/m), it must fail for large enough m.
 
 The conditional Kendall's τ baseline of the paper's experiments is
-:func:`kendall_ci_test` (the statistic of :func:`dpcd.citests.stratified_kendall`)
+:func:`kendall_ci_test` (the statistic of :func:`dpcd.ci.stratified_kendall`)
 with the p-value sensitivity of :mod:`dpcd.privacy.sensitivity`
-(:func:`kendall_pvalue_sensitivity`).
+(:func:`dpcd.privacy.sensitivity.two_sided_kendall_pvalue_sensitivity`).
 
 References
 ----------
@@ -52,16 +52,22 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from ._validation import RngLike, as_data_matrix, as_rng, check_int, check_positive, check_probability
-from .citests import CIResult, kendall_tau, kendall_weights, normal_two_sided_p
-from .kernels import hsic_permutation_test, krr_factor
-from .privacy.sensitivity import conditional_kendall_pvalue_sensitivity
+from ..kernels import hsic_permutation_test, krr_factor
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_int,
+    check_positive,
+    check_probability,
+)
+from .discrete import kendall_tau, kendall_weights
+from .result import CIResult, normal_two_sided_p
 
 __all__ = [
     "RCITResult",
     "RCITTester",
     "kendall_ci_test",
-    "kendall_pvalue_sensitivity",
     "permutation_bounds",
     "permutation_sensitivity",
     "rcit",
@@ -245,7 +251,7 @@ def permutation_sensitivity(result: RCITResult, *, alpha: float = 0.05, one_side
 def kendall_ci_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
     """Conditional Kendall's τ-a test on numeric data, strata = distinct values of S.
 
-    The statistic of Wang et al. (2020), App. D (:func:`dpcd.citests.stratified_kendall`):
+    The statistic of Wang et al. (2020), App. D (:func:`dpcd.ci.stratified_kendall`):
     Z = Σ wᵢτᵢ/√Σ wᵢ over the strata of the conditioning set with ≥ 2 rows,
     two-sided normal p-value. On continuous S every stratum has one row and τ
     is undefined; as in the experiments of Zhang et al. (2023) ("it directly
@@ -275,14 +281,3 @@ def kendall_ci_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
     z = float((weights * np.nan_to_num(taus)).sum() / math.sqrt(weights.sum()))
     return CIResult(z, float(normal_two_sided_p(z)), float(len(counts)),
                     float((weights * taus).sum() / weights.sum()))
-
-
-def kendall_pvalue_sensitivity(n: int, k: int = 1) -> float:
-    """Sensitivity of the two-sided p-value of :func:`kendall_ci_test` under "replace one record".
-
-    2·(Φ(Δ_z) − ½) with Δ_z = :func:`dpcd.privacy.sensitivity.conditional_kendall_sensitivity`
-    (n, k, neighbouring="replace") — global for k public (Z = ∅: k = 1). The
-    two-sided p = 2(1 − Φ(|Z|)) moves twice as much as the one-sided one; 1 when
-    n − 1 ≤ k (no finite z bound; a p-value lies in [0, 1]).
-    """
-    return conditional_kendall_pvalue_sensitivity(n, k, neighbouring="replace", two_sided=True)

@@ -1,70 +1,49 @@
-"""Conditional-independence tests.
+"""Discrete conditional-independence tests from stratified contingency tables.
 
-Every test is a function of (data, x, y, S) returning a :class:`CIResult`
-(statistic, p-value, degrees of freedom where they exist). Large p-values mean
-"independent": the PC rule removes an edge when ``p_value > alpha``.
+Every test of X ⫫ Y | S builds the (S-stratum, X, Y) table once with
+``np.bincount`` on mixed-radix codes; G², χ², Kendall's τ and Spearman's ρ
+are all computed from that table without a Python loop over rows or strata
+(concordant and discordant pairs by 2-D cumulative sums, in O(levels²)).
 
-Discrete tests build the stratified contingency table of (S, X, Y) once with
-``np.bincount`` on mixed-radix codes; G², χ², Kendall's τ and Spearman's ρ are
-all computed from that table without a Python loop over rows or strata.
-Numeric tests (Fisher-z) work from data or from a given covariance/correlation
-matrix, so a noisy private covariance plugs in directly.
-
-:class:`CITester` binds a test to a dataset, memoises results per (x, y, S)
-and counts how many distinct tests were computed.
+>>> import numpy as np
+>>> codes = np.array([[0, 0], [1, 1], [0, 0], [1, 1], [0, 1], [1, 0]] * 20)
+>>> g2_test(codes, 0, 1).p_value < 0.001
+True
+>>> contingency_table(codes, 0, 1).shape
+(1, 2, 2)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 from scipy import special, stats
 
-from ._validation import as_data_matrix
-from .schema import check_codes, public_levels
+from ..validation import as_data_matrix
+from .result import CIResult, normal_two_sided_p
 
 __all__ = [
-    "CIResult",
-    "CITester",
-    "TESTS",
+    "observed_levels",
     "contingency_table",
+    "chi2_type_statistic",
     "g2_test",
     "chi2_test",
-    "fisher_z_test",
-    "fisher_z_from_matrix",
-    "partial_correlation",
     "kendall_tau",
     "kendall_tau_test",
+    "kendall_weights",
     "spearman_rho_test",
+    "spearman_weights",
     "stratified_kendall",
     "stratified_spearman",
 ]
 
 
-@dataclass(frozen=True)
-class CIResult:
-    """Outcome of one conditional-independence test.
-
-    ``statistic`` is the test statistic (G², χ², Fisher's |z|·√(n−|S|−3), or
-    the inverse-variance-weighted z of the conditional rank correlations);
-    ``p_value`` its p-value; ``dof`` the degrees of freedom of χ²-type tests.
-    ``effect`` is the raw association (Kendall's τ or Spearman's ρ pooled over
-    strata, partial correlation for Fisher-z) where one exists.
-    """
-
-    statistic: float
-    p_value: float
-    dof: float | None = None
-    effect: float | None = None
-
-
-# ---------------------------------------------------------------------------
 # Contingency tables
 
 
-def _levels(codes: np.ndarray) -> np.ndarray:
+def observed_levels(codes: np.ndarray) -> np.ndarray:
+    """Max code + 1 per column: domain sizes read from the data (non-private use only)."""
     return codes.max(axis=0).astype(np.int64) + 1 if codes.size else np.zeros(codes.shape[1], np.int64)
 
 
@@ -97,7 +76,7 @@ def contingency_table(codes: np.ndarray, x: int, y: int, S: Sequence[int] = (),
     information and are dropped, as in causal-learn and pgmpy).
     """
     if levels is None:
-        levels = _levels(codes)
+        levels = observed_levels(codes)
     kx, ky = int(levels[x]), int(levels[y])
     S = list(S)
     s_code, ks = _stratum_codes([codes[:, s] for s in S], [levels[s] for s in S], codes.shape[0])
@@ -111,7 +90,7 @@ def contingency_table(codes: np.ndarray, x: int, y: int, S: Sequence[int] = (),
     return table
 
 
-def _chi2_type_statistic(table: np.ndarray, kind: Literal["g2", "chi2"]) -> tuple[float, float, float]:
+def chi2_type_statistic(table: np.ndarray, kind: Literal["g2", "chi2"]) -> tuple[float, float, float]:
     """Statistic, degrees of freedom and p-value for a stratified table.
 
     Degrees of freedom follow causal-learn and pgmpy: per non-empty stratum,
@@ -145,66 +124,20 @@ def g2_test(data, x: int, y: int, S: Sequence[int] = (), *, levels: np.ndarray |
     """G² (likelihood-ratio) test of X ⫫ Y | S on integer-coded discrete data.
 
     G² = 2 Σ O ln(O/E) with E the product of the stratum's margins; degrees of
-    freedom as in causal-learn/pgmpy (see ``_chi2_type_statistic``).
+    freedom as in causal-learn/pgmpy (see ``chi2_type_statistic``).
     """
     codes = data if levels is not None else as_data_matrix(data, kind="discrete")
-    stat, dof, p = _chi2_type_statistic(contingency_table(codes, x, y, S, levels), "g2")
+    stat, dof, p = chi2_type_statistic(contingency_table(codes, x, y, S, levels), "g2")
     return CIResult(stat, p, dof)
 
 
 def chi2_test(data, x: int, y: int, S: Sequence[int] = (), *, levels: np.ndarray | None = None) -> CIResult:
     """Pearson χ² test of X ⫫ Y | S on integer-coded discrete data."""
     codes = data if levels is not None else as_data_matrix(data, kind="discrete")
-    stat, dof, p = _chi2_type_statistic(contingency_table(codes, x, y, S, levels), "chi2")
+    stat, dof, p = chi2_type_statistic(contingency_table(codes, x, y, S, levels), "chi2")
     return CIResult(stat, p, dof)
 
 
-# ---------------------------------------------------------------------------
-# Fisher-z
-
-
-def partial_correlation(matrix: np.ndarray, x: int, y: int, S: Sequence[int] = ()) -> float:
-    """Partial correlation of X and Y given S from a covariance or correlation matrix.
-
-    Uses the inverse of the sub-matrix of (X, Y, S): r = −P₀₁ / √(P₀₀ P₁₁).
-    A singular sub-matrix raises ``ValueError``.
-    """
-    idx = [x, y, *S]
-    sub = np.asarray(matrix, dtype=np.float64)[np.ix_(idx, idx)]
-    try:
-        precision = np.linalg.inv(sub)
-    except np.linalg.LinAlgError as err:
-        raise ValueError(f"the covariance sub-matrix of variables {idx} is singular") from err
-    r = -precision[0, 1] / np.sqrt(abs(precision[0, 0] * precision[1, 1]))
-    return float(r)
-
-
-def fisher_z_from_matrix(matrix: np.ndarray, n: int, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
-    """Fisher-z test of X ⫫ Y | S from a covariance/correlation matrix and sample size n.
-
-    z = ½ ln((1 + r)/(1 − r)), statistic = √(n − |S| − 3)·|z|, two-sided
-    normal p-value (the same formula as causal-learn's ``fisherz``). The
-    matrix may be a noisy private estimate (PrivPC*).
-    """
-    if n - len(S) - 3 <= 0:
-        raise ValueError(f"n={n} is too small for a Fisher-z test with |S|={len(S)} (need n > |S| + 3)")
-    r = partial_correlation(matrix, x, y, S)
-    if abs(r) >= 1:
-        r = (1.0 - np.finfo(float).eps) * np.sign(r)
-    z = 0.5 * np.log((1 + r) / (1 - r))
-    statistic = float(np.sqrt(n - len(S) - 3) * abs(z))
-    p_value = float(normal_two_sided_p(statistic))
-    return CIResult(statistic, p_value, None, r)
-
-
-def fisher_z_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
-    """Fisher-z test of X ⫫ Y | S on numeric data (via the correlation matrix)."""
-    array = as_data_matrix(data, kind="numeric")
-    corr = np.corrcoef(array[:, [x, y, *S]].T)
-    return fisher_z_from_matrix(corr, array.shape[0], 0, 1, list(range(2, 2 + len(S))))
-
-
-# ---------------------------------------------------------------------------
 # Rank correlations from stratified contingency tables
 
 
@@ -357,104 +290,3 @@ def spearman_rho_test(data, x: int, y: int, S: Sequence[int] = (), *, levels: np
     """Conditional Spearman's ρ test on integer-coded (ordinal) data, stratified by S."""
     codes = data if levels is not None else as_data_matrix(data, kind="discrete")
     return stratified_spearman(contingency_table(codes, x, y, S, levels))
-
-
-# ---------------------------------------------------------------------------
-# A test bound to one dataset, memoised
-
-
-TESTS: dict[str, str] = {
-    "g2": "discrete",
-    "chi2": "discrete",
-    "kendall": "discrete",
-    "spearman": "discrete",
-    "fisherz": "numeric",
-}
-
-
-class CITester:
-    """A CI test bound to one dataset: ``tester(x, y, S) -> CIResult``.
-
-    Results are memoised per unordered pair and conditioning *set*, so the
-    PC engine may ask the same question from both ends of an edge at no cost;
-    ``n_computed`` counts the distinct tests actually computed. Data are
-    validated once (discrete tests need integer codes; Fisher-z needs finite
-    numbers) and pre-processed once (levels, correlation matrix).
-
-    Parameters
-    ----------
-    data : array or DataFrame, rows × variables.
-    test : one of ``TESTS`` ("g2", "chi2", "kendall", "spearman", "fisherz"),
-        or a callable ``f(data, x, y, S) -> CIResult`` for a custom test.
-    variant : for "kendall", τ-"a" (default, see ``kendall_tau_test``) or τ-"b".
-    levels : public domain sizes of the columns for the discrete tests
-        (a sequence, a mapping or a :class:`~dpcd.schema.Schema`); private
-        algorithms pass them so that table shapes never depend on the data.
-        Default: max code + 1 per column, read from the data (non-private use only).
-    """
-
-    def __init__(self, data, test: str | Callable = "g2", *, variant: Literal["a", "b"] = "a",
-                 levels=None):
-        if callable(test):
-            self._kind = "custom"
-            self._custom = test
-            self.data = data
-            self.n_rows = len(data)
-            self.n_vars = np.shape(data)[1]
-        else:
-            if test not in TESTS:
-                raise ValueError(f"test must be one of {sorted(TESTS)} or a callable, got {test!r}")
-            self._kind = test
-            kind = TESTS[test]
-            self.data = as_data_matrix(data, kind=kind)
-            self.n_rows, self.n_vars = self.data.shape
-            if kind == "discrete":
-                self.data = np.asfortranarray(self.data)  # each test reads whole columns
-                if levels is None:
-                    self.levels = _levels(self.data)
-                else:
-                    self.levels = public_levels(levels, self.n_vars, getattr(data, "columns", None))
-                    check_codes(self.data, self.levels)
-            else:
-                self.correlation = np.corrcoef(self.data.T)
-        if variant not in ("a", "b"):
-            raise ValueError(f"variant must be 'a' or 'b', got {variant!r}")
-        self.test = test
-        self.variant = variant
-        self._cache: dict[tuple, CIResult] = {}
-        self.n_computed = 0
-
-    def __call__(self, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
-        key = (min(x, y), max(x, y), tuple(sorted(S)))
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        result = self._compute(x, y, tuple(S))
-        self._cache[key] = result
-        self.n_computed += 1
-        return result
-
-    def _compute(self, x: int, y: int, S: tuple[int, ...]) -> CIResult:
-        kind = self._kind
-        if kind == "custom":
-            return self._custom(self.data, x, y, S)
-        if kind == "fisherz":
-            return fisher_z_from_matrix(self.correlation, self.n_rows, x, y, S)
-        table = contingency_table(self.data, x, y, S, self.levels)
-        if kind in ("g2", "chi2"):
-            stat, dof, p = _chi2_type_statistic(table, kind)
-            return CIResult(stat, p, dof)
-        if kind == "kendall":
-            return stratified_kendall(table, self.variant)
-        return stratified_spearman(table)
-
-    def table(self, x: int, y: int, S: Sequence[int] = ()) -> np.ndarray:
-        """The stratified contingency table of a discrete test (for sensitivity-aware deciders)."""
-        if TESTS.get(self._kind) != "discrete":
-            raise ValueError(f"test {self.test!r} has no contingency table")
-        return contingency_table(self.data, x, y, S, self.levels)
-
-
-def normal_two_sided_p(z: float | np.ndarray) -> float | np.ndarray:
-    """Two-sided normal p-value 2·(1 − Φ(|z|)), computed without cancellation."""
-    return special.erfc(np.abs(z) / np.sqrt(2))

@@ -33,14 +33,14 @@ import os
 import re
 import zlib
 from functools import lru_cache
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
+from dpcd.datasets import Dataset
+
 from ._io import DATA_DIR_ENV, data_dir
-from .datasets import Dataset
 
 __all__ = [
     "DATA_DIR_ENV",

@@ -1,0 +1,1 @@
+"""Bivariate causal direction: private additive-noise models (Kusner et al. 2016), :mod:`dpcd.bivariate.anm`."""

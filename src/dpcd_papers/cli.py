@@ -1,0 +1,77 @@
+"""Command line of the compendium: ``python -m dpcd_papers <command>`` (also installed as ``dpcd-papers``).
+
+Commands
+    reproduce   run the notebooks with papermill (``--profile``, ``--only``, ``--jobs``, ``--out``)
+    report      gather every ``<out>/*/comparison.csv`` into ``<out>/REPORT.md``
+
+Exit status: 0 on success, 1 when a notebook fails, 2 on bad input (one line on stderr).
+
+>>> build_parser().parse_args(["reproduce", "--profile", "smoke"]).jobs
+1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from dpcd import __version__
+from dpcd.cli import OneLineParser, run
+
+__all__ = ["main", "build_parser"]
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from .runner import reproduce
+
+    reproduce(profile=args.profile, only=args.only, jobs=args.jobs, out=args.out, notebooks_dir=args.notebooks,
+              kernel_name=args.kernel, keep_going=args.keep_going)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .reporting import VERDICTS, build_report, verdict_counts
+
+    path = build_report(args.out)
+    total = verdict_counts(args.out).iloc[-1]
+    print(f"wrote {path}: " + ", ".join(f"{int(total[v])} {v}" for v in VERDICTS))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``dpcd_papers`` argument parser (one subparser per command)."""
+    parser = OneLineParser(prog="dpcd_papers",
+                           description="The dpcd compendium: reproduce the five papers' tables and figures.")
+    parser.add_argument("--version", action="version", version=f"dpcd {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+
+    rep = commands.add_parser("reproduce", help="run the notebooks with papermill and write figures/tables")
+    rep.add_argument("--profile", choices=("smoke", "quick", "full"), default="quick",
+                     help="grid size: smoke (seconds), quick (default, minutes), full (the papers' grids)")
+    rep.add_argument("--only", nargs="+", action="extend", metavar="NAME",
+                     help="run only these notebooks (names without .ipynb)")
+    rep.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes per notebook")
+    rep.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
+    rep.add_argument("--notebooks", default=None, metavar="DIR",
+                     help="folder of the notebooks (default: the project's notebooks/)")
+    rep.add_argument("--kernel", default=None, metavar="NAME",
+                     help="installed Jupyter kernelspec to use (default: this Python interpreter)")
+    rep.add_argument("--keep-going", action="store_true", help="run the other notebooks after a failure")
+    rep.set_defaults(handler=_reproduce)
+
+    report = commands.add_parser("report", help="collect every comparison.csv into REPORT.md")
+    report.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
+    report.set_defaults(handler=_report)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m dpcd_papers``; returns the exit status."""
+    from .runner import NotebookError
+
+    return run(build_parser(), argv, failures=(NotebookError,))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
