@@ -1,94 +1,117 @@
-"""``python -m dpcd_papers report`` on a fixture of paper values and results gives the expected verdicts."""
+"""``python -m dpcd_papers report`` on a fixture: verdicts, counts, and what makes a claim count."""
 
 from __future__ import annotations
 
 import json
-import math
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from dpcd_papers.cli import main
 from dpcd_papers import reporting
+from dpcd_papers.cli import main
 
+# The paper's table: one claim per (network, epsilon, metric); sd over its 5 runs.
 PAPER_VALUES = pd.DataFrame({
-    "network": ["asia", "asia", "sachs", "child", "alarm", "asia"],
-    "epsilon": [1.0, 0.1, 1.0, 1.0, 1.0, 5.0],
-    "metric": ["F1", "F1", "F1", "F1", "F1", "F1"],
-    "value": [0.80, 0.50, 0.70, 0.60, np.nan, 0.95],
-    "tolerance": [0.05, 0.05, 0.10, 0.05, np.nan, 0.02],
-    "note": ["Table 2", "Table 2", "Table 3", "Fig. 3 (read off)", "F1 grows with epsilon", "Table 2"],
-})
-# ours: within tolerance, just outside it, exactly at the tolerance, missing (child), and far off
-OURS = pd.DataFrame({
-    "network": ["asia", "asia", "sachs", "asia"],
-    "epsilon": [1.0, 0.1, 1.0, 5.0],
+    "network": ["asia", "asia", "sachs", "child"],
+    "epsilon": [1.0, 0.1, 1.0, 1.0],
     "metric": ["F1", "F1", "F1", "F1"],
-    "value": [0.83, 0.44, 0.80, 0.70],
+    "value": [0.80, 0.50, 0.70, 0.60],
+    "sd": [0.05, 0.05, 0.05, 0.05],
+    "runs": [5, 5, 5, 5],
+    "floor": [0.005] * 4,
+    "note": ["Table 2"] * 4,
 })
-EXPECTED = {
-    "network=asia, epsilon=1": ("reproduced", 0.03),
-    "network=asia, epsilon=0.1": ("not reproduced", -0.06),
-    "network=sachs, epsilon=1": ("reproduced", 0.10),
-    "network=child, epsilon=1": ("not computed", math.nan),
-    "network=alarm, epsilon=1": ("qualitative", math.nan),
-    "network=asia, epsilon=5": ("not reproduced", -0.25),
-}
+
+
+def runs_of(line: str, values: dict[tuple[str, float], list[float]]) -> pd.DataFrame:
+    """Per-run results of one line, as a notebook's grid leaves them."""
+    rows = [{"line": line, "network": net, "epsilon": eps, "metric": "F1", "seed": seed, "value": v}
+            for (net, eps), vs in values.items() for seed, v in enumerate(vs)]
+    return pd.DataFrame(rows)
+
+
+# Two lines answer the same claims: the faithful DP line (declared before the run) and a diagnostic.
+FAITHFUL = runs_of("em_pc", {("asia", 1.0): [0.82, 0.84, 0.80, 0.86, 0.83], ("asia", 0.1): [0.20, 0.25, 0.22,
+                                                                                              0.18, 0.21],
+                             ("sachs", 1.0): [0.71, 0.69, 0.70, 0.72, 0.68]})
+DIAGNOSTIC = runs_of("em_pc_no_stop", {("asia", 1.0): [0.9] * 5, ("asia", 0.1): [0.50, 0.52, 0.48, 0.49, 0.51],
+                                       ("sachs", 1.0): [0.7] * 5})
+
+
+def aggregate(runs: pd.DataFrame) -> pd.DataFrame:
+    return (runs.groupby(["network", "epsilon", "metric"], as_index=False)["value"]
+            .agg(value="mean", sd="std", runs="count"))
 
 
 @pytest.fixture
 def out(tmp_path):
-    """Two notebook folders as the runner leaves them: comparison.csv, run.json, a figure."""
-    comparison = reporting.compare(PAPER_VALUES, OURS, on=["network", "epsilon", "metric"], paper="toy_paper")
-    reporting.save_comparison(comparison, tmp_path / "toy_paper")
-    (tmp_path / "toy_paper" / "run.json").write_text(json.dumps({"profile": "quick", "seconds": 12.5}))
-    (tmp_path / "toy_paper" / "toy_f1.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    claim = reporting.qualitative("other", "asia", "skeleton equals causal-learn's", 1.0, "holds in 3/3 runs")
-    reporting.save_comparison([claim], tmp_path / "other")
+    """Two notebook folders as the runner leaves them: comparison.csv, run.json, citing.md, a figure."""
+    comparison = reporting.compare(PAPER_VALUES, aggregate(FAITHFUL), on=["network", "epsilon", "metric"],
+                                   line="em_pc", paper="em_pc")
+    ids = comparison.set_index("item")["claim_id"]
+    diagnostic = aggregate(DIAGNOSTIC).assign(claim_id=lambda d: [
+        ids[f"network={n}, epsilon={e:g}"] for n, e in zip(d["network"], d["epsilon"])])
+    comparison = reporting.attach_diagnostic(comparison, diagnostic, name="EM-PC without its budget stop (not DP)")
+    comparison = reporting.diagnose(comparison, lambda row: (
+        "the paper's runs continue past the budget; the diagnostic line reproduces it" if row["diagnostic"]
+        and row["verdict"] == "not reproduced" else "child needs n = 1e5 runs: not in this profile"))
+    failed = reporting.qualitative_claim("em_pc", "em_pc:text:best", "Sec. V", "EM-PC beats LapMech everywhere",
+                                         holds=6, cells=25, line="em_pc",
+                                         diagnosis="LapMech is better at large epsilon")
+    folder = tmp_path / "em_pc"
+    reporting.save_comparison(pd.concat([comparison, pd.DataFrame([failed])], ignore_index=True), folder)
+    (folder / "run.json").write_text(json.dumps({"profile": "quick", "seconds": 12.5}))
+    (folder / "citing.md").write_text("Table 2's numbers at epsilon = 0.1 need the budget stop removed.\n")
+    (folder / "toy_f1.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    claim = reporting.qualitative_claim("dpcd", "dpcd:asia:skeleton", "asia", "skeleton equals causal-learn's",
+                                        holds=3, cells=3, line="pc")
+    reporting.save_comparison([claim], tmp_path / "pc_baseline")
     return tmp_path
 
 
-def test_compare_gives_the_expected_verdicts(out):
-    comparison = reporting.read_comparison(out / "toy_paper" / "comparison.csv")
-    assert len(comparison) == len(EXPECTED)
-    for _, row in comparison.iterrows():
-        verdict, difference = EXPECTED[row["item"]]
-        assert row["verdict"] == verdict, row["item"]
-        if math.isnan(difference):
-            assert math.isnan(row["difference"])
-        else:
-            assert row["difference"] == pytest.approx(difference, abs=1e-12)
+def test_one_claim_is_one_row_whatever_the_number_of_lines(out):
+    comparison = reporting.read_comparison(out / "em_pc" / "comparison.csv")
+    assert len(comparison) == len(PAPER_VALUES) + 1 and comparison["claim_id"].is_unique
+    assert set(comparison["line"]) == {"em_pc"}  # the declared line answers; the diagnostic does not
+    by_item = comparison.set_index("item")
+    assert by_item.loc["network=asia, epsilon=1", "verdict"] == "reproduced"
+    # the diagnostic hits the paper's 0.50 but the verdict stays with the declared line
+    assert by_item.loc["network=asia, epsilon=0.1", "verdict"] == "not reproduced"
+    assert by_item.loc["network=asia, epsilon=0.1", "diagnostic_value"] == pytest.approx(0.50)
+    assert by_item.loc["network=child, epsilon=1", "verdict"] == "not computed"
+    assert by_item.loc["Sec. V", "verdict"] == "not reproduced"  # a failed qualitative claim counts
+    assert by_item.loc["Sec. V", "ours"] == pytest.approx(0.24)
 
 
-def test_report_command_writes_the_verdicts_and_links(out, capsys):
+def test_report_counts_each_claim_once(out, capsys):
     assert main(["report", "--out", str(out)]) == 0
-    assert "REPORT.md: 2 reproduced, 2 not reproduced, 2 qualitative, 1 not computed" in capsys.readouterr().out
+    assert ("6 paper claims: 3 reproduced, 2 not reproduced (1 of them explained by a diagnostic), 1 not computed"
+            in capsys.readouterr().out)
     text = (out / "REPORT.md").read_text()
-    summary = [line for line in text.splitlines() if line.startswith("| [toy_paper]")]
-    assert len(summary) == 1
-    cells = [c.strip() for c in summary[0].strip("|").split("|")]
-    assert cells[1:] == ["quick", "2", "2", "1", "1"]  # reproduced, not reproduced, qualitative, not computed
-    other = [line for line in text.splitlines() if line.startswith("| [other]")][0]
-    assert [c.strip() for c in other.strip("|").split("|")][1:] == ["unknown (no run.json)", "0", "0", "1", "0"]
-    assert "Verdicts: 2 reproduced, 2 not reproduced, 1 qualitative, 1 not computed." in text
-    assert "](toy_paper/toy_f1.png)" in text
-    for item, (verdict, _) in EXPECTED.items():
-        line = next(line for line in text.splitlines() if f"| {item} " in line)
-        assert f"| {verdict} " in line
+    row = next(line for line in text.splitlines() if line.startswith("| em_pc "))
+    assert [c.strip() for c in row.strip("|").split("|")][:6] == ["em_pc", "5", "2", "2", "1", "1"]
+    assert "Table 2's numbers at epsilon = 0.1 need the budget stop removed." in text
+    assert "](em_pc/toy_f1.png)" in text
+    counts = reporting.verdict_counts(out).set_index("paper")
+    assert counts.loc["total"].to_dict() == {"claims": 6, "reproduced": 3, "not reproduced": 2,
+                                             "explained by a diagnostic": 1, "not computed": 1}
 
 
-def test_verdict_counts_for_the_readme(out):
-    counts = reporting.verdict_counts(out).set_index("notebook")
-    assert counts.loc["toy_paper"].to_dict() == {"reproduced": 2, "not reproduced": 2, "qualitative": 1,
-                                                 "not computed": 1}
-    assert counts.loc["total"].to_dict() == {"reproduced": 2, "not reproduced": 2, "qualitative": 2,
-                                             "not computed": 1}
-    with pytest.raises(ValueError, match="no \\*/comparison.csv"):
-        reporting.verdict_counts(out / "nothing")
+def test_a_repeated_line_does_not_double_a_claim(out):
+    """Comparing the same claims once more (another line) must be refused, not counted twice."""
+    again = reporting.compare(PAPER_VALUES, aggregate(DIAGNOSTIC), on=["network", "epsilon", "metric"],
+                              line="em_pc_no_stop", paper="em_pc")
+    reporting.save_comparison(reporting.diagnose(again, lambda row: "x"), out / "em_pc_again")
+    with pytest.raises(ValueError, match="judged in one notebook only"):
+        reporting.verdict_counts(out)
 
 
-def test_report_on_an_empty_folder_exits_2(tmp_path, capsys):
-    assert main(["report", "--out", str(tmp_path)]) == 2
-    assert len(capsys.readouterr().err.strip().splitlines()) == 1
-    assert not (tmp_path / "REPORT.md").exists()
+def test_tolerance_widens_with_fewer_runs_and_flips_a_verdict():
+    """Our 2-run mean 0.62 against the paper's 0.70: within the interval with 2 runs, outside with 20."""
+    def verdict(runs: int) -> str:
+        ours = pd.DataFrame({"network": ["sachs"], "epsilon": [1.0], "metric": ["F1"], "value": [0.62],
+                             "sd": [0.08], "runs": [runs]})
+        return reporting.compare(PAPER_VALUES.iloc[[2]], ours, on=["network", "epsilon", "metric"],
+                                 line="em_pc")["verdict"].iloc[0]
+
+    assert verdict(2) == "reproduced" and verdict(20) == "not reproduced"

@@ -16,8 +16,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from dpcd_papers.cli import main  # noqa: E402
 from dpcd_papers import plotting, reporting
+from dpcd_papers.cli import main  # noqa: E402
 
 # --------------------------------------------------------------------------- tables
 
@@ -72,53 +72,121 @@ PAPER = pd.DataFrame(
         "network": ["asia", "asia", "sachs", "child", "alarm"],
         "epsilon": [1.0, 0.1, 1.0, 1.0, 1.0],
         "metric": ["F1", "F1", "F1", "F1", "F1"],
-        "value": [0.80, 0.50, 0.70, np.nan, 0.9],
-        "tolerance": [0.05, 0.05, np.nan, 0.05, 0.05],
-        "note": ["Table 2", "Table 2", "Table 2", "F1 grows with n", "Table 3"],
+        "value": [0.80, 0.50, 0.70, 0.60, 0.9],
+        "sd": [0.05, 0.05, np.nan, 0.05, 0.05],
+        "runs": [5, 5, np.nan, 5, 5],
+        "floor": [0.01, 0.01, 0.02, 0.01, 0.01],
+        "note": ["Table 2", "Table 2", "Table 2, no sd printed", "Table 2", "Table 3"],
     }
 )
 OURS = pd.DataFrame(
     {"network": ["asia", "asia", "sachs", "child"], "epsilon": [1, 0.1, 1.0, 1.0], "value": [0.83, 0.30, 0.69, 0.5],
-     "metric": ["F1"] * 4}
+     "sd": [0.05, 0.05, np.nan, 0.01], "runs": [5, 5, 1, 5], "metric": ["F1"] * 4}
 )
 
 
 def test_compare_gives_each_verdict():
-    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], default_tolerance=0.02, paper="em_pc")
+    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], line="em_pc", paper="em_pc")
     assert list(table.columns) == list(reporting.COMPARISON_COLUMNS)
-    assert table["verdict"].tolist() == ["reproduced", "not reproduced", "reproduced", "qualitative", "not computed"]
+    assert table["verdict"].tolist() == ["reproduced", "not reproduced", "reproduced", "not reproduced",
+                                         "not computed"]
     assert table["item"].tolist()[:2] == ["network=asia, epsilon=1", "network=asia, epsilon=0.1"]
+    assert table["claim_id"].iloc[0] == "em_pc:network=asia,epsilon=1:f1"
+    assert table["claim_id"].is_unique
     assert table["difference"].iloc[0] == pytest.approx(0.03)
-    assert table["tolerance"].iloc[2] == 0.02  # default used where the column is empty
-    assert table["paper"].eq("em_pc").all() and table["metric"].eq("F1").all()
-    assert table["note"].iloc[3] == "F1 grows with n"
+    # two-sample 95 % interval: 1.96 * sqrt(0.05^2/5 + 0.05^2/5)
+    assert table["tolerance"].iloc[0] == pytest.approx(1.959964 * math.sqrt(2 * 0.05 ** 2 / 5), rel=1e-5)
+    assert table["tolerance"].iloc[2] == 0.02  # no sd on either side: the row's floor
+    assert table["paper"].eq("em_pc").all() and table["metric"].eq("F1").all() and table["line"].eq("em_pc").all()
+    assert table["note"].iloc[2] == "Table 2, no sd printed"
     assert math.isnan(table["ours"].iloc[4])
+
+
+def test_tolerances_grow_when_runs_shrink():
+    widths = [reporting.sampling_tolerance(paper_sd=0.1, paper_runs=5, ours_sd=0.1, ours_runs=runs)
+              for runs in (50, 20, 5, 2, 1)]
+    assert widths == sorted(widths) and widths[-1] > 1.5 * widths[0]
+    assert reporting.sampling_tolerance(paper_sd=0.1, paper_runs=2, ours_sd=0.1, ours_runs=5) > widths[2]
+    # the same difference is reproduced with 2 runs of ours and not with 50
+    paper = pd.DataFrame({"item": ["x"], "metric": ["f1"], "value": [0.5], "sd": [0.1], "runs": [5]})
+    verdicts = [reporting.compare(paper, pd.DataFrame({"item": ["x"], "metric": ["f1"], "value": [0.63],
+                                                       "sd": [0.1], "runs": [runs]}),
+                                  on=["item", "metric"], line="ours")["verdict"].iloc[0] for runs in (2, 50)]
+    assert verdicts == ["reproduced", "not reproduced"]
+    assert reporting.sampling_tolerance(floor=0.05) == 0.05
+    with pytest.raises(ValueError, match="level must lie in"):
+        reporting.sampling_tolerance(paper_sd=0.1, level=1.0)
+
+
+def test_a_constant_predictor_fails_where_the_paper_is_informative():
+    """0.5 for every accuracy of a paper whose accuracies spread over [0.3, 0.9] is mostly not reproduced."""
+    paper = pd.DataFrame({"item": [f"pair {i}" for i in range(8)], "metric": ["accuracy"] * 8,
+                          "value": [0.3, 0.45, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9], "runs": [100] * 8})
+    constant = pd.DataFrame({"item": paper["item"], "metric": "accuracy", "value": 0.5,
+                             "sd": 0.5, "runs": 100})  # a coin: sd 0.5 per run
+    table = reporting.compare(paper, constant, on=["item", "metric"], line="constant")
+    assert (table["verdict"] == "not reproduced").mean() >= 0.75
 
 
 def test_compare_rejects_ambiguous_or_incomplete_input():
     with pytest.raises(ValueError, match="aggregate first"):
-        reporting.compare(PAPER, pd.concat([OURS, OURS]), on=["network", "epsilon", "metric"])
+        reporting.compare(PAPER, pd.concat([OURS, OURS]), on=["network", "epsilon", "metric"], line="x")
     with pytest.raises(ValueError, match="on column 'seed' is missing"):
-        reporting.compare(PAPER, OURS, on=["network", "seed"])
-    with pytest.raises(ValueError, match="no tolerance"):
-        reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"])  # sachs has none
+        reporting.compare(PAPER, OURS, on=["network", "seed"], line="x")
+    with pytest.raises(ValueError, match="not a number; state claims without a number with qualitative_claim"):
+        reporting.compare(PAPER.assign(value=[0.8, np.nan, 0.7, 0.6, 0.9]), OURS,
+                          on=["network", "epsilon", "metric"], line="x")
     with pytest.raises(ValueError, match="ours_column 'f1'"):
-        reporting.compare(PAPER, OURS, on=["network"], ours_column="f1")
+        reporting.compare(PAPER, OURS, on=["network"], ours_column="f1", line="x")
     with pytest.raises(TypeError, match="ours must be a pandas DataFrame"):
-        reporting.compare(PAPER, OURS.to_dict(), on=["network"])
+        reporting.compare(PAPER, OURS.to_dict(), on=["network"], line="x")
+    with pytest.raises(TypeError, match="line must name"):
+        reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], line="")
 
 
-def test_qualitative_rows_and_save_comparison(tmp_path):
-    rows = [reporting.qualitative("pc_baseline", "asia", "skeleton equals causal-learn", np.bool_(True), "holds")]
-    path = reporting.save_comparison(rows, tmp_path)
+def test_qualitative_claims_are_judged_and_saved(tmp_path):
+    held = reporting.qualitative_claim("dpcd", "dpcd:asia:skeleton", "asia", "skeleton equals causal-learn's",
+                                       holds=3, cells=3, line="pc")
+    failed = reporting.qualitative_claim("curate", "curate:fig4:best", "Fig. 4", "CURATE has the best F1",
+                                         holds=6, cells=25, line="curate", diagnosis="worst-case sensitivity")
+    assert held["verdict"] == "reproduced" and failed["verdict"] == "not reproduced"
+    assert failed["ours"] == pytest.approx(0.24) and failed["paper_value"] == "CURATE has the best F1"
+    assert reporting.qualitative_claim("p", "p:x", "x", "c", holds=0, cells=0, line="l",
+                                       diagnosis="needs 2 h")["verdict"] == "not computed"
+    path = reporting.save_comparison([held, failed], tmp_path)
     assert path == tmp_path / "comparison.csv" and (tmp_path / "comparison.md").exists()
     back = reporting.read_comparison(path)
-    assert back["verdict"].tolist() == ["qualitative"] and back["ours"].tolist() == [True]
+    assert back["verdict"].tolist() == ["reproduced", "not reproduced"]
+    assert back["paper_value"].tolist() == ["skeleton equals causal-learn's", "CURATE has the best F1"]
+    with pytest.raises(ValueError, match="holds must lie in"):
+        reporting.qualitative_claim("p", "p:x", "x", "c", holds=4, cells=3, line="l")
+
+
+def test_save_comparison_checks_one_row_per_claim_and_diagnoses(tmp_path):
+    rows = [reporting.qualitative_claim("p", "p:x", "x", "claim", holds=1, cells=1, line="l")]
     with pytest.raises(ValueError, match="missing comparison column"):
         reporting.save_comparison(pd.DataFrame({"verdict": ["reproduced"]}), tmp_path)
-    bad = pd.DataFrame([{**rows[0], "verdict": "close enough"}])
     with pytest.raises(ValueError, match="unknown verdict"):
-        reporting.save_comparison(bad, tmp_path)
+        reporting.save_comparison(pd.DataFrame([{**rows[0], "verdict": "qualitative"}]), tmp_path)
+    with pytest.raises(ValueError, match="several rows for claim"):
+        reporting.save_comparison(rows + rows, tmp_path)
+    with pytest.raises(ValueError, match="needs a diagnosis"):
+        reporting.save_comparison([{**rows[0], "verdict": "not reproduced"}], tmp_path)
+    assert not (tmp_path / "comparison.csv").exists()  # nothing half-written
+
+
+def test_diagnose_and_attach_diagnostic():
+    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], line="em_pc", paper="em_pc")
+    diagnostic = pd.DataFrame({"claim_id": table["claim_id"].iloc[[1, 3]], "value": [0.49, 0.2]})
+    table = reporting.attach_diagnostic(table, diagnostic, name="em_pc without the budget stop (not DP)")
+    table = reporting.diagnose(table, lambda row: "budget stop" if row["diagnostic"] else "needs alarm at n=1e5")
+    assert table["verdict"].tolist()[1] == "not reproduced"  # a diagnostic never changes a verdict
+    assert table["diagnosis"].tolist() == ["", "budget stop", "", "budget stop", "needs alarm at n=1e5"]
+    assert reporting.explained(table).tolist() == [False, True, False, False, False]
+    qualitative = pd.DataFrame([reporting.qualitative_claim("p", "p:x", "x", "claim", holds=1, cells=4, line="l",
+                                                            diagnosis="d")])
+    holds = reporting.attach_diagnostic(qualitative, pd.DataFrame({"claim_id": ["p:x"], "value": [0.9]}), name="d")
+    assert reporting.explained(holds).tolist() == [True]
 
 
 # --------------------------------------------------------------------------- REPORT.md
@@ -129,12 +197,14 @@ def results_dir(tmp_path):
     """An output folder as two notebook runs leave it (one without run.json)."""
     first = tmp_path / "em_pc"
     first.mkdir()
-    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], default_tolerance=0.02, paper="em_pc")
+    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], line="em_pc", paper="em_pc")
+    table = reporting.diagnose(table, lambda row: "cause")
     reporting.save_comparison(table, first)
     (first / "run.json").write_text(json.dumps({
         "notebook": "em_pc", "profile": "smoke", "date": "2024-01-01 00:00 UTC", "seconds": 12.3,
         "python": "3.11.0", "packages": {"dpcd": "0.1.0", "numpy": "2.0"},
     }))
+    (first / "citing.md").write_text("Cite Table 2 with care.\n")
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
     plotting.savefig(fig, first, "f1_vs_epsilon")
@@ -142,7 +212,8 @@ def results_dir(tmp_path):
     reporting.write_table(pd.DataFrame({"a": [1]}), first, "scores")
     second = tmp_path / "pc_baseline"
     second.mkdir()
-    reporting.save_comparison([reporting.qualitative("pc_baseline", "asia", "skeleton", True, "equal")], second)
+    reporting.save_comparison([reporting.qualitative_claim("dpcd", "dpcd:asia:skeleton", "asia", "skeleton",
+                                                           holds=1, cells=1, line="pc")], second)
     (tmp_path / "not_a_notebook").mkdir()
     return tmp_path
 
@@ -151,19 +222,31 @@ def test_build_report_collects_every_comparison(results_dir):
     path = reporting.build_report(results_dir)
     assert path == results_dir / "REPORT.md"
     text = path.read_text()
-    assert text.index("## em_pc") < text.index("## pc_baseline")
-    assert re.search(r"\| \[em_pc\]\(#em_pc\) +\| smoke +\| +2 \| +1 \| +1 \| +1 \|", text)
+    assert text.index("## Summary") < text.index("## em_pc") < text.index("## pc_baseline")
+    assert re.search(r"\| em_pc +\| +5 \| +2 \| +2 \| +0 \| +1 \| \[em_pc\]\(#em_pc\) \(smoke\)", text)
+    assert re.search(r"\| total +\| +6 \| +3 \| +2 \| +0 \| +1 \|", text)
+    assert "### If you cite Xu, Yuan, Wu" in text and "Cite Table 2 with care." in text
     assert "Profile **smoke**, run on 2024-01-01 00:00 UTC in 12.3 s" in text
-    assert "Verdicts: 2 reproduced, 1 not reproduced, 1 qualitative, 1 not computed." in text
+    assert "Claims: 5; 2 reproduced, 2 not reproduced, 1 not computed (0 explained by a diagnostic)." in text
     assert "![f1_vs_epsilon](em_pc/f1_vs_epsilon.png)" in text and "(em_pc/f1_vs_epsilon.svg)" in text
-    assert "[scores](em_pc/scores.md)" in text
+    assert "[scores](em_pc/scores.md)" in text and "[citing]" not in text
     assert "No run.json in this folder" in text
     assert str(results_dir) not in text  # links are relative
+
+
+def test_a_claim_judged_in_two_notebooks_is_refused(results_dir):
+    twice = results_dir / "again"
+    reporting.save_comparison([reporting.qualitative_claim("dpcd", "dpcd:asia:skeleton", "asia", "skeleton",
+                                                           holds=1, cells=1, line="pc")], twice)
+    with pytest.raises(ValueError, match="judged in one notebook only; dpcd:asia:skeleton in again, pc_baseline"):
+        reporting.build_report(results_dir)
 
 
 def test_report_command(results_dir, tmp_path, capsys):
     assert main(["report", "--out", str(results_dir)]) == 0
     assert (results_dir / "REPORT.md").exists()
+    assert "6 paper claims: 3 reproduced, 2 not reproduced (0 of them explained by a diagnostic), 1 not computed" \
+        in capsys.readouterr().out
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["report", "--out", str(empty)]) == 2

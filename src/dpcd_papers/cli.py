@@ -31,11 +31,10 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .reporting import VERDICTS, build_report, verdict_counts
+    from .reporting import build_report, summary_line, verdict_counts
 
     path = build_report(args.out)
-    total = verdict_counts(args.out).iloc[-1]
-    print(f"wrote {path}: " + ", ".join(f"{int(total[v])} {v}" for v in VERDICTS))
+    print(f"wrote {path}: {summary_line(verdict_counts(args.out))}")
     return 0
 
 

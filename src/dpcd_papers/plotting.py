@@ -10,6 +10,11 @@
 * :func:`draw_graph` — a DAG or CPDAG (undirected edges stored both ways are
   drawn once, without arrow heads); the library's own, :mod:`dpcd.release.drawing`.
 * :func:`errorbar_plot` — mean ± standard deviation over repetitions.
+* :func:`mark_paper_values` — the paper's printed numbers on the same axes
+  (black open markers, one legend entry "paper").
+* :data:`MAX_LINES_PER_PANEL` — at most this many lines in one panel; put
+  diagnostic and reference lines in a panel or row of their own, labelled
+  "(not DP)" where they are not differentially private.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ __all__ = [
     "savefig",
     "draw_graph",
     "errorbar_plot",
+    "mark_paper_values",
+    "MAX_LINES_PER_PANEL",
 ]
 
 # seaborn's "colorblind" palette (Okabe-Ito-like), plus black for the non-private baseline.
@@ -200,4 +207,27 @@ def errorbar_plot(
         ax.set_title(title)
     if legend and names:
         ax.legend(title=hue)
+    return ax
+
+
+MAX_LINES_PER_PANEL = 5
+"""Most lines a panel should carry so that a reader can tell them apart at a glance."""
+
+
+def mark_paper_values(ax: Axes, x: Iterable[float], y: Iterable[float], *, label: str | None = "paper",
+                      marker: str = "o", size: float = 60.0) -> Axes:
+    """Mark the paper's printed values at (``x``, ``y``) on ``ax``: black open markers above the lines.
+
+    Only the first call on an axes adds ``label`` to the legend. Missing values
+    are skipped. Returns ``ax``.
+    """
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    xs, ys = pd.to_numeric(pd.Series(list(x)), errors="coerce"), pd.to_numeric(pd.Series(list(y)), errors="coerce")
+    if len(xs) != len(ys):
+        raise ValueError(f"x and y must have the same length, got {len(xs)} and {len(ys)}")
+    keep = xs.notna() & ys.notna()
+    existing = {h.get_label() for h in ax.collections}
+    ax.scatter(xs[keep], ys[keep], s=size, marker=marker, facecolors="none", edgecolors="black", linewidths=1.4,
+               zorder=5, label=label if label and label not in existing else "_nolegend_")
     return ax

@@ -20,34 +20,52 @@ import json
 import math
 import numbers
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from dpcd.validation import check_positive
+from scipy import stats
 
 from ._io import atomic_write_text, data_dir
 
 __all__ = [
     "COMPARISON_COLUMNS",
     "VERDICTS",
+    "TOLERANCE_LEVEL",
+    "QUALITATIVE_SHARE",
+    "claim_id_of",
+    "sampling_tolerance",
+    "qualitative_claim",
+    "attach_diagnostic",
+    "diagnose",
+    "explained",
     "data_dir",
     "write_table",
     "to_markdown",
     "load_paper_values",
     "compare",
-    "qualitative",
     "save_comparison",
+    "write_citing",
     "read_comparison",
     "build_report",
     "verdict_counts",
+    "summary_line",
+    "PAPERS",
+    "SUMMARY_COLUMNS",
 ]
 
-COMPARISON_COLUMNS = ("paper", "item", "metric", "paper_value", "ours", "difference", "tolerance", "verdict", "note")
-VERDICTS = ("reproduced", "not reproduced", "qualitative", "not computed")
+COMPARISON_COLUMNS = ("claim_id", "paper", "item", "metric", "paper_value", "ours", "difference", "tolerance",
+                      "verdict", "line", "diagnosis", "diagnostic", "diagnostic_value", "note")
+VERDICTS = ("reproduced", "not reproduced", "not computed")
+TOLERANCE_LEVEL = 0.95
+"""Level of the two-sample interval that decides "reproduced" (:func:`sampling_tolerance`)."""
+QUALITATIVE_SHARE = 0.8
+"""Share of cells in which a qualitative claim must hold to count as reproduced (:func:`qualitative_claim`)."""
+QUALITATIVE_METRIC = "share of cells where the claim holds"
+CITING_FILE = "citing.md"
 RUN_INFO = "run.json"
 COMPARISON_FILE = "comparison.csv"
 REPORT_FILE = "REPORT.md"
@@ -180,45 +198,101 @@ def _as_float(value: Any) -> float:
     return float(value) if _is_number(value) else math.nan
 
 
+def claim_id_of(paper: str, item: str, metric: str) -> str:
+    """A stable identifier of a paper claim from its paper, item and metric (lower case, no spaces).
+
+    >>> claim_id_of("em_pc", "Table III: epsilon=10, pc", "tpr")
+    'em_pc:table-iii:epsilon=10,pc:tpr'
+    """
+    def slug(text: str) -> str:
+        text = re.sub(r"[^0-9a-z=.,+*_-]+", "-", str(text).lower())
+        return re.sub(r"-+", "-", re.sub(r"([,=])-|-([,=])", r"\1\2", text)).strip("-")
+
+    return ":".join(slug(part) for part in (paper, *str(item).split(":"), metric) if slug(part))
+
+
+def sampling_tolerance(*, paper_sd: float = math.nan, paper_runs: float = math.nan, ours_sd: float = math.nan,
+                       ours_runs: float = math.nan, level: float = TOLERANCE_LEVEL, floor: float = 0.0) -> float:
+    """Half-width of a two-sample interval for the difference of two means, at ``level``.
+
+    z·√(s_p²/n_p + s_o²/n_o) with z the standard normal (1 + level)/2 quantile,
+    s and n the standard deviation and run count of the paper's experiment
+    (``paper_*``) and of ours (``ours_*``). A side without an sd borrows the
+    other side's (the same experiment's spread); a side without a run count
+    counts one run. Never below ``floor`` (e.g. half a unit of the paper's last
+    printed digit: a difference the paper's rounding cannot resolve), and
+    ``floor`` alone when neither side has an sd. Fewer runs give a wider
+    interval.
+
+    >>> round(sampling_tolerance(paper_sd=0.1, paper_runs=5, ours_sd=0.1, ours_runs=5), 4)
+    0.124
+    >>> sampling_tolerance(paper_sd=0.1, paper_runs=5, ours_sd=0.1, ours_runs=2) > 0.124
+    True
+    """
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    sd_p, sd_o = _as_float(paper_sd), _as_float(ours_sd)
+    if math.isnan(sd_p) and math.isnan(sd_o):
+        return float(floor)
+    sd_p = sd_o if math.isnan(sd_p) else sd_p
+    sd_o = sd_p if math.isnan(sd_o) else sd_o
+    n_p = _as_float(paper_runs) if _is_number(paper_runs) and paper_runs >= 1 else 1.0
+    n_o = _as_float(ours_runs) if _is_number(ours_runs) and ours_runs >= 1 else 1.0
+    z = float(stats.norm.ppf(0.5 + level / 2.0))
+    return max(float(floor), z * math.sqrt(sd_p ** 2 / n_p + sd_o ** 2 / n_o))
+
+
+def _column(frame: pd.DataFrame, name: str | None, row: pd.Series | None = None, default: Any = math.nan) -> Any:
+    if name is None or name not in frame.columns:
+        return default
+    return default if row is None else row[name]
+
+
 def compare(
     paper_values: pd.DataFrame,
     ours: pd.DataFrame,
     on: Sequence[str],
     *,
-    tolerance_column: str = "tolerance",
+    line: str,
     value_column: str = "value",
     ours_column: str | None = None,
+    ours_sd_column: str | None = "sd",
+    ours_runs_column: str | None = "runs",
     metric_column: str = "metric",
-    default_tolerance: float | None = None,
+    level: float = TOLERANCE_LEVEL,
+    default_floor: float = 0.0,
     paper: str | None = None,
 ) -> pd.DataFrame:
-    """Match paper values with ours and give each a verdict.
+    """Match paper values with the results of our declared line and give each claim a verdict.
 
     Parameters
     ----------
     paper_values
-        One row per reported number, with the key columns ``on``, the value in
-        ``value_column`` (missing = qualitative claim), the absolute tolerance
-        in ``tolerance_column`` and optionally ``note`` and ``paper``.
+        One row per paper claim with a number: the key columns ``on``, the
+        number in ``value_column``, and optionally ``claim_id`` (default
+        :func:`claim_id_of`), ``sd`` and ``runs`` (the paper's spread and run
+        count), ``floor`` (the smallest tolerance, with its reason in ``note``),
+        ``tolerance`` (an explicit tolerance that replaces the sampling one;
+        its reason belongs in ``note``), ``note`` and ``paper``.
     ours
-        Our results with the same key columns, one row per key (aggregate
-        repetitions first, e.g. ``df.groupby(on, as_index=False).mean()``),
-        the value in ``ours_column`` (default ``value_column``).
-    on
-        Key columns identifying a number (e.g. ``["network", "epsilon", "metric"]``).
-    default_tolerance
-        Used where ``tolerance_column`` is missing or empty.
-    paper
-        Paper name for the ``paper`` column (default: ``paper_values["paper"]``).
+        Results of **one** line, one row per key, with the value in
+        ``ours_column`` (default ``value_column``) and optionally its sd and
+        run count (``ours_sd_column``, ``ours_runs_column``).
+    line
+        The name of our line that answers these claims, declared before the run
+        (the faithful DP implementation); diagnostic lines never answer a claim.
+    level, default_floor
+        Tolerances: :func:`sampling_tolerance` at ``level``, at least the row's
+        ``floor`` (default ``default_floor``).
 
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COMPARISON_COLUMNS`, one row per paper value. Verdicts:
-        ``qualitative`` (the paper gives no number), ``not computed`` (no
-        result of ours), ``reproduced`` (``|ours - paper| <= tolerance``) or
-        ``not reproduced``. ``item`` is ``on``'s ``item`` column if present,
-        otherwise ``key=value`` pairs of the key columns other than the metric.
+        Columns :data:`COMPARISON_COLUMNS`, one row per claim, verdict
+        ``reproduced`` (|ours − paper| ≤ tolerance), ``not reproduced`` or
+        ``not computed`` (no result of ours). ``diagnosis`` is left empty for
+        :func:`diagnose` and :func:`attach_diagnostic` to fill.
     """
     paper_values = _check_frame(paper_values, "paper_values")
     ours = _check_frame(ours, "ours")
@@ -226,6 +300,8 @@ def compare(
         on = [on]
     if not isinstance(on, Sequence) or not on or not all(isinstance(c, str) for c in on):
         raise TypeError("on must be a non-empty list of column names")
+    if not isinstance(line, str) or not line:
+        raise TypeError("line must name the line of ours that answers the claims")
     on = list(on)
     ours_column = value_column if ours_column is None else ours_column
     for column in on:
@@ -237,66 +313,51 @@ def compare(
         raise ValueError(f"value_column {value_column!r} is missing from paper_values")
     if ours_column not in ours.columns:
         raise ValueError(f"ours_column {ours_column!r} is missing from ours (columns: {list(ours.columns)})")
-    if default_tolerance is not None:
-        default_tolerance = check_positive(default_tolerance, "default_tolerance", allow_zero=True)
-    if tolerance_column not in paper_values.columns and default_tolerance is None:
-        raise ValueError(
-            f"tolerance_column {tolerance_column!r} is missing from paper_values; add it or pass default_tolerance"
-        )
     duplicated = ours.duplicated(subset=on, keep=False)
     if duplicated.any():
         example = ours.loc[duplicated, on].iloc[0].to_dict()
-        raise ValueError(
-            f"ours has several rows for the key {example}; aggregate first, "
-            f"e.g. ours.groupby({on}, as_index=False)[{ours_column!r}].mean()"
-        )
+        raise ValueError(f"ours has several rows for the key {example}; aggregate first (one line, one row per key)")
 
     def key_of(row: pd.Series) -> tuple:
         return tuple(_key_part(row[c]) for c in on)
 
-    lookup = {key_of(row): row[ours_column] for _, row in ours.iterrows()}
+    lookup = {key_of(row): row for _, row in ours.iterrows()}
     records = []
     for _, row in paper_values.iterrows():
         paper_value = row[value_column]
-        our_value = lookup.get(key_of(row), math.nan)
-        tolerance = row[tolerance_column] if tolerance_column in paper_values.columns else math.nan
-        if not _is_number(tolerance):
-            tolerance = math.nan if default_tolerance is None else default_tolerance
-        difference = math.nan
         if not _is_number(paper_value):
-            verdict = "qualitative"
-        elif not _is_number(our_value):
+            raise ValueError(f"paper value for {key_of(row)} is not a number; state claims without a number with "
+                             "qualitative_claim")
+        found = lookup.get(key_of(row))
+        our_value = math.nan if found is None else _as_float(found[ours_column])
+        explicit = _as_float(_column(paper_values, "tolerance", row))
+        floor = _as_float(_column(paper_values, "floor", row))
+        floor = default_floor if math.isnan(floor) else floor
+        if not math.isnan(explicit):
+            tolerance = explicit
+        else:
+            tolerance = sampling_tolerance(
+                paper_sd=_column(paper_values, "sd", row), paper_runs=_column(paper_values, "runs", row),
+                ours_sd=math.nan if found is None else _column(ours, ours_sd_column, found),
+                ours_runs=math.nan if found is None else _column(ours, ours_runs_column, found),
+                level=level, floor=floor)
+        difference = math.nan
+        if math.isnan(our_value):
             verdict = "not computed"
         else:
-            difference = float(our_value) - float(paper_value)
-            if math.isnan(tolerance):
-                raise ValueError(
-                    f"paper value for {key_of(row)} has no tolerance in column {tolerance_column!r}; "
-                    "fill it in or pass default_tolerance"
-                )
-            verdict = "reproduced" if abs(difference) <= float(tolerance) + 1e-12 else "not reproduced"
-        if "item" in on:
-            item = str(row["item"])
-        else:
-            item = ", ".join(f"{c}={_format_key(row[c])}" for c in on if c != metric_column)
+            difference = our_value - float(paper_value)
+            verdict = "reproduced" if abs(difference) <= tolerance + 1e-12 else "not reproduced"
+        item = str(row["item"]) if "item" in on else ", ".join(
+            f"{c}={_format_key(row[c])}" for c in on if c != metric_column)
         metric = str(row[metric_column]) if metric_column in paper_values.columns else ours_column
         name = paper if paper is not None else (str(row["paper"]) if "paper" in paper_values.columns else "")
+        claim = row["claim_id"] if "claim_id" in paper_values.columns and isinstance(row["claim_id"], str) \
+            else claim_id_of(name, item, metric)
         note = row["note"] if "note" in paper_values.columns and isinstance(row["note"], str) else ""
-        records.append(
-            {
-                "paper": name,
-                "item": item,
-                "metric": metric,
-                "paper_value": _as_float(paper_value) if _is_number(paper_value) else (
-                    paper_value if isinstance(paper_value, str) else math.nan
-                ),
-                "ours": our_value if not isinstance(our_value, (np.generic,)) else our_value.item(),
-                "difference": difference,
-                "tolerance": _as_float(tolerance),
-                "verdict": verdict,
-                "note": note,
-            }
-        )
+        records.append({"claim_id": claim, "paper": name, "item": item, "metric": metric,
+                        "paper_value": float(paper_value), "ours": our_value, "difference": difference,
+                        "tolerance": float(tolerance), "verdict": verdict, "line": line, "diagnosis": "",
+                        "diagnostic": "", "diagnostic_value": math.nan, "note": note})
     return pd.DataFrame.from_records(records, columns=list(COMPARISON_COLUMNS))
 
 
@@ -313,49 +374,114 @@ def _format_key(value: Any) -> str:
     return format(value, "g") if isinstance(value, float) else str(value)
 
 
-def qualitative(paper: str, item: str, metric: str, ours: Any, note: str) -> dict[str, Any]:
-    """One comparison row for a claim without a number (verdict ``qualitative``).
+def qualitative_claim(paper: str, claim_id: str, item: str, claim: str, *, holds: int, cells: int, line: str,
+                      diagnosis: str = "", note: str = "", share: float = QUALITATIVE_SHARE) -> dict[str, Any]:
+    """One row for a claim stated without a number, judged by a rule fixed in advance.
 
-    ``ours`` is what we observed (e.g. ``True`` when the claim holds) and
-    ``note`` states the claim and whether it holds, in words.
+    ``holds`` of ``cells`` settings agree with the claim; the claim is
+    ``reproduced`` when at least ``share`` of the cells do (default
+    :data:`QUALITATIVE_SHARE`: a claim the paper states without qualification
+    should hold almost everywhere, with room for cells decided by sampling
+    noise), ``not reproduced`` otherwise, ``not computed`` with no cell. ``ours``
+    is the share of cells where it holds.
+
+    >>> qualitative_claim("curate", "curate:fig4:best", "Fig. 4", "CURATE has the best F1", holds=6, cells=25,
+    ...                   line="curate", diagnosis="worst-case sensitivity")["verdict"]
+    'not reproduced'
     """
-    for argument, value in (("paper", paper), ("item", item), ("metric", metric), ("note", note)):
+    for argument, value in (("paper", paper), ("claim_id", claim_id), ("item", item), ("claim", claim),
+                            ("line", line), ("diagnosis", diagnosis), ("note", note)):
         if not isinstance(value, str):
             raise TypeError(f"{argument} must be a string, got {type(value).__name__}")
-    if isinstance(ours, np.generic):
-        ours = ours.item()
-    return {
-        "paper": paper,
-        "item": item,
-        "metric": metric,
-        "paper_value": math.nan,
-        "ours": ours,
-        "difference": math.nan,
-        "tolerance": math.nan,
-        "verdict": "qualitative",
-        "note": note,
-    }
+    holds, cells = int(holds), int(cells)
+    if not 0 <= holds <= cells:
+        raise ValueError(f"holds must lie in [0, cells], got {holds} of {cells}")
+    share = float(share)
+    if not 0.0 < share <= 1.0:
+        raise ValueError(f"share must lie in (0, 1], got {share}")
+    fraction = holds / cells if cells else math.nan
+    verdict = "not computed" if cells == 0 else ("reproduced" if fraction >= share else "not reproduced")
+    counted = f"holds in {holds} of {cells} cells" if cells else "no cell computed"
+    return {"claim_id": claim_id, "paper": paper, "item": item, "metric": QUALITATIVE_METRIC,
+            "paper_value": claim, "ours": fraction, "difference": math.nan, "tolerance": share,
+            "verdict": verdict, "line": line, "diagnosis": diagnosis, "diagnostic": "", "diagnostic_value": math.nan,
+            "note": f"{counted}; {note}" if note else counted}
+
+
+def attach_diagnostic(comparison: pd.DataFrame, values: pd.DataFrame, *, name: str, on: str = "claim_id",
+                      value_column: str = "value") -> pd.DataFrame:
+    """Fill ``diagnostic`` (``name``) and ``diagnostic_value`` for the claims ``values`` answers.
+
+    A diagnostic line is a labelled "paper-as-run" experiment (e.g. a published
+    calibration that is not DP); it never changes a verdict. ``values`` has the
+    ``on`` column (claim ids by default) and ``value_column``.
+    """
+    comparison = _check_frame(comparison, "comparison").copy()
+    lookup = {row[on]: _as_float(row[value_column]) for _, row in values.iterrows()}
+    match = comparison[on].map(lambda key: key in lookup)
+    comparison.loc[match, "diagnostic"] = name
+    comparison.loc[match, "diagnostic_value"] = comparison.loc[match, on].map(lookup)
+    return comparison
+
+
+def diagnose(comparison: pd.DataFrame, rule) -> pd.DataFrame:
+    """Fill ``diagnosis`` on every ``not reproduced`` / ``not computed`` row with ``rule(row) -> str``.
+
+    Rows that already have a diagnosis keep it. The rule names the cause in one
+    line and, where one does, the diagnostic line that reproduces the paper's
+    number (or says that none does and why; for ``not computed``, what would be
+    needed).
+    """
+    comparison = _check_frame(comparison, "comparison").copy()
+    for index, row in comparison.iterrows():
+        if row["verdict"] in ("not reproduced", "not computed") and not str(row.get("diagnosis") or "").strip():
+            comparison.at[index, "diagnosis"] = str(rule(row))
+    return comparison
+
+
+def explained(comparison: pd.DataFrame) -> pd.Series:
+    """Per row: a ``not reproduced`` claim that its diagnostic line reproduces.
+
+    A number: the diagnostic value lies within the row's tolerance of the
+    paper's. A claim without a number (:func:`qualitative_claim`): the claim
+    holds under the diagnostic line in at least the share its ``tolerance``
+    column asks for.
+    """
+    values = pd.to_numeric(comparison["diagnostic_value"], errors="coerce")
+    paper = pd.to_numeric(comparison["paper_value"], errors="coerce")
+    tolerance = pd.to_numeric(comparison["tolerance"], errors="coerce")
+    qualitative = comparison["metric"] == QUALITATIVE_METRIC
+    close = (values - paper).abs() <= tolerance + 1e-12
+    holds = values >= tolerance - 1e-12
+    return (comparison["verdict"] == "not reproduced") & ((qualitative & holds) | (~qualitative & close))
 
 
 def _check_comparison(df: pd.DataFrame, argument: str) -> pd.DataFrame:
     df = _check_frame(df, argument)
     missing = [c for c in COMPARISON_COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(
-            f"{argument} is missing comparison column(s) {missing}; build it with dpcd_papers.reporting.compare "
-            "or dpcd_papers.reporting.qualitative"
-        )
+        raise ValueError(f"{argument} is missing comparison column(s) {missing}; build it with "
+                         "dpcd_papers.reporting.compare or qualitative_claim")
     bad = sorted(set(df["verdict"].astype(str)) - set(VERDICTS))
     if bad:
         raise ValueError(f"{argument} has unknown verdict(s) {bad}; allowed: {list(VERDICTS)}")
+    repeated = sorted(set(df.loc[df["claim_id"].duplicated(), "claim_id"]))
+    if repeated:
+        raise ValueError(f"{argument} has several rows for claim(s) {repeated[:3]}: one row per paper claim")
+    diagnosis = df["diagnosis"].fillna("").astype(str).str.strip()
+    undiagnosed = df.loc[df["verdict"].isin(["not reproduced", "not computed"]) & (diagnosis == ""), "claim_id"]
+    if len(undiagnosed):
+        raise ValueError(f"{argument}: every 'not reproduced' or 'not computed' claim needs a diagnosis; missing "
+                         f"for {list(undiagnosed)[:3]}")
     return df
 
 
 def save_comparison(comparison: pd.DataFrame | Iterable[dict[str, Any]], out_dir: str | os.PathLike[str]) -> Path:
-    """Write a notebook's comparison to ``out_dir/comparison.csv`` (and ``comparison.md``).
+    """Write a notebook's comparison to ``out_dir/comparison.csv`` (and ``comparison.md``), checked:
 
-    ``comparison`` is a frame from :func:`compare` (possibly several
-    concatenated) or a list of row dicts from :func:`qualitative`.
+    columns :data:`COMPARISON_COLUMNS`, one row per ``claim_id``, verdicts in
+    :data:`VERDICTS`, and a diagnosis on every ``not reproduced`` or ``not
+    computed`` row.
     """
     if not isinstance(comparison, pd.DataFrame):
         if isinstance(comparison, (str, bytes)) or not isinstance(comparison, Iterable):
@@ -366,10 +492,27 @@ def save_comparison(comparison: pd.DataFrame | Iterable[dict[str, Any]], out_dir
     return csv_path
 
 
+def write_citing(out_dir: str | os.PathLike[str], text: str) -> Path:
+    """Write ``out_dir/citing.md``: the paragraph "what this means if you cite the paper" that REPORT.md quotes.
+
+    Say which of the paper's numbers a reader can rely on, which not and why
+    (with the diagnostic that shows it), in a few sentences of Markdown.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("text must be a non-empty paragraph")
+    out = _check_out_dir(out_dir)
+    return atomic_write_text(out / CITING_FILE, text.strip() + "\n")
+
+
 def read_comparison(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a ``comparison.csv`` written by :func:`save_comparison`."""
     frame = pd.read_csv(path, keep_default_na=True)
-    frame["note"] = frame["note"].fillna("") if "note" in frame.columns else ""
+    if "paper_value" in frame.columns and frame["paper_value"].dtype == object:
+        numbers_ = pd.to_numeric(frame["paper_value"], errors="coerce")
+        frame["paper_value"] = frame["paper_value"].where(numbers_.isna(), numbers_).astype(object)
+    for column in ("note", "diagnosis", "diagnostic", "line"):
+        if column in frame.columns:
+            frame[column] = frame[column].astype(object).where(frame[column].notna(), "").astype(str)
     return _check_comparison(frame, os.fspath(path))
 
 
@@ -391,33 +534,148 @@ def _link(path: Path, root: Path) -> str:
     return relative.replace(" ", "%20")
 
 
-def build_report(out_dir: str | os.PathLike[str]) -> Path:
-    """Collect every ``out_dir/*/comparison.csv`` into ``out_dir/REPORT.md``.
+PAPERS = {
+    "em_pc": "Xu, Yuan, Wu (IEEE PAC 2017): EM-PC, LapMech, PrivPC*",
+    "priv_pc": "Wang, Pang, Song (NeurIPS 2020): Priv-PC, SVT-PC",
+    "pcd": "Zhang, Xia, Ren, Guan, Zhou (AAAI 2023): PCD",
+    "private_anm": "Kusner, Sun, Sridharan, Weinberger (AISTATS 2016): private ANM",
+    "curate": "Bhattacharjee, Tandon (2024): CURATE",
+    "dpcd": "this library's own claims (PC against causal-learn, the common-budget benchmark)",
+}
+"""Short name -> citation of every paper whose claims a comparison may carry (``paper`` column)."""
+SUMMARY_COLUMNS = ("paper", "claims", "reproduced", "not reproduced", "explained by a diagnostic", "not computed")
 
-    Per notebook folder: the profile, date, run time and versions recorded by
-    the runner in ``run.json``, verdict counts, the comparison table, and links
-    to the figures (PNG, with the SVG beside it) and tables found in that
-    folder. Returns the report's path; raises ``ValueError`` when no
-    comparison is found.
-    """
+
+def _folders(out_dir: str | os.PathLike[str]) -> tuple[Path, list[Path]]:
     root = _check_out_dir(out_dir)
     if not root.is_dir():
         raise ValueError(f"out_dir {os.fspath(out_dir)!r} does not exist; run `python -m dpcd_papers reproduce` first")
     folders = sorted(p.parent for p in root.glob(f"*/{COMPARISON_FILE}"))
     if not folders:
-        raise ValueError(f"no */{COMPARISON_FILE} under {os.fspath(out_dir)!r}; run `python -m dpcd_papers reproduce` first")
+        raise ValueError(f"no */{COMPARISON_FILE} under {os.fspath(out_dir)!r}; run `python -m dpcd_papers reproduce` "
+                         "first")
+    return root, folders
 
-    sections: list[str] = []
-    summary_rows = []
+
+def _all_claims(folders: Sequence[Path]) -> pd.DataFrame:
+    frames = []
+    for folder in folders:
+        comparison = read_comparison(folder / COMPARISON_FILE).copy()
+        comparison["notebook"] = folder.name
+        frames.append(comparison)
+    claims = pd.concat(frames, ignore_index=True)
+    repeated = claims[claims["claim_id"].duplicated(keep=False)]
+    if len(repeated):
+        where = repeated.groupby("claim_id")["notebook"].apply(lambda s: ", ".join(sorted(set(s))))
+        raise ValueError("a paper claim must be judged in one notebook only; "
+                         + "; ".join(f"{claim} in {nbs}" for claim, nbs in where.head(3).items()))
+    claims["explained"] = explained(claims)
+    return claims
+
+
+def verdict_counts(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """Claims per paper and verdict over every ``out_dir/*/comparison.csv``, each claim counted once.
+
+    Columns :data:`SUMMARY_COLUMNS`: one row per paper (in the order of
+    :data:`PAPERS`, unknown names after) and a ``total`` row. ``explained by a
+    diagnostic`` counts the ``not reproduced`` claims whose diagnostic line
+    gives the paper's result (:func:`explained`). This is the summary REPORT.md
+    opens with and the README quotes.
+    """
+    _, folders = _folders(out_dir)
+    return _summary(_all_claims(folders))
+
+
+def _summary(claims: pd.DataFrame) -> pd.DataFrame:
+    order = [p for p in PAPERS if p in set(claims["paper"])] + sorted(set(claims["paper"]) - set(PAPERS))
+    rows = []
+    for paper in order:
+        part = claims[claims["paper"] == paper]
+        rows.append({"paper": paper, "claims": len(part),
+                     **{v: int((part["verdict"] == v).sum()) for v in VERDICTS},
+                     "explained by a diagnostic": int(part["explained"].sum())})
+    table = pd.DataFrame.from_records(rows, columns=list(SUMMARY_COLUMNS))
+    total = {"paper": "total", **{c: int(table[c].sum()) for c in SUMMARY_COLUMNS[1:]}}
+    return pd.concat([table, pd.DataFrame([total], columns=list(SUMMARY_COLUMNS))], ignore_index=True)
+
+
+def summary_line(counts: pd.DataFrame) -> str:
+    """The one-line summary of :func:`verdict_counts` (its ``total`` row) that the README and the CLI print.
+
+    >>> counts = pd.DataFrame([{"paper": "total", "claims": 10, "reproduced": 6, "not reproduced": 3,
+    ...                         "explained by a diagnostic": 2, "not computed": 1}])
+    >>> summary_line(counts)
+    '10 paper claims: 6 reproduced, 3 not reproduced (2 of them explained by a diagnostic), 1 not computed'
+    """
+    total = counts.set_index("paper").loc["total"]
+    return (f"{int(total['claims'])} paper claims: {int(total['reproduced'])} reproduced, "
+            f"{int(total['not reproduced'])} not reproduced ({int(total['explained by a diagnostic'])} of them "
+            f"explained by a diagnostic), {int(total['not computed'])} not computed")
+
+
+_REPORT_INTRO = f"""\
+Generated by `python -m dpcd_papers report` from each notebook's `comparison.csv`; each paper claim
+has one row, one stable `claim_id` and one verdict, and is counted once.
+
+How a verdict is decided (fixed before any run):
+
+* **reproduced**: a number of ours lies within the tolerance of the paper's. The tolerance is the
+  half-width of a two-sample {int(TOLERANCE_LEVEL * 100)} % interval for the difference of two means,
+  z·√(s_paper²/n_paper + s_ours²/n_ours), from the paper's reported sd and run count where given and from
+  our repetitions (fewer runs, wider interval), never below a floor stated in the row's note. A claim
+  without a number is reproduced when it holds in at least the share of settings in its `tolerance`
+  column ({QUALITATIVE_SHARE:g} unless the note says otherwise).
+* Only the line declared before the run answers a claim (`line`: the faithful, differentially private
+  implementation). Diagnostic "paper-as-run" lines (`diagnostic`, `diagnostic_value`) never reproduce a
+  claim; they test the cause named in `diagnosis`. A "not reproduced" claim is *explained by a
+  diagnostic* when its diagnostic line lies within the tolerance of the paper's number (or holds the
+  qualitative claim).
+* **not computed**: no result of ours in this profile; the diagnosis says what it would take.
+* Absolute run times measured on other machines are shown in the notebooks, not judged.
+"""
+
+
+def build_report(out_dir: str | os.PathLike[str]) -> Path:
+    """Collect every ``out_dir/*/comparison.csv`` into ``out_dir/REPORT.md``.
+
+    The report opens with one row per paper (:func:`verdict_counts`: claims,
+    reproduced, not reproduced and how many of those a diagnostic explains,
+    not computed) and, per paper, the paragraph "what this means if you cite
+    the paper" from the notebook folder's ``citing.md``. Then per notebook
+    folder: the profile, date, run time and versions recorded by the runner in
+    ``run.json``, the comparison table, and links to the figures (PNG, with
+    the SVG beside it) and tables found there. Returns the report's path;
+    raises ``ValueError`` when no comparison is found or a claim is judged in
+    two notebooks.
+    """
+    root, folders = _folders(out_dir)
+    claims = _all_claims(folders)
+    infos = {folder.name: _run_info(folder) for folder in folders}
+    counts = _summary(claims)
+    notebooks = claims.groupby("paper")["notebook"].apply(lambda s: sorted(set(s)))
+
+    def where(paper: str) -> str:
+        if paper == "total":
+            return ""
+        return ", ".join(f"[{nb}](#{nb.lower()}) ({infos[nb].get('profile', 'unknown profile')})"
+                         for nb in notebooks[paper])
+
+    opening = counts.copy()
+    opening["notebooks (profile)"] = opening["paper"].map(where)
+    lines = ["# Paper vs. reproduced", "", _REPORT_INTRO, "## Summary", "",
+             summary_line(counts) + ".", "", to_markdown(opening)]
+    for paper in [p for p in counts["paper"] if p != "total"]:
+        lines += [f"### If you cite {PAPERS.get(paper, paper)}", ""]
+        paragraphs = [(folder / CITING_FILE).read_text(encoding="utf-8").strip() for folder in folders
+                      if folder.name in notebooks[paper] and (folder / CITING_FILE).is_file()]
+        lines += [("\n\n".join(paragraphs) if paragraphs else "No `citing.md` was written for this paper."), ""]
+
     for folder in folders:
         name = folder.name
-        comparison = read_comparison(folder / COMPARISON_FILE)
-        info = _run_info(folder)
-        counts = {v: int((comparison["verdict"] == v).sum()) for v in VERDICTS}
+        comparison = claims[claims["notebook"] == name]
+        info = infos[name]
         profile = info.get("profile", "unknown (no run.json)")
-        summary_rows.append({"notebook": f"[{name}](#{name.lower()})", "profile": profile, **counts})
-
-        lines = [f"## {name}", ""]
+        lines += [f"## {name}", ""]
         if info:
             versions = info.get("packages", {})
             version_text = ", ".join(f"{k} {v}" for k, v in versions.items() if v)
@@ -427,8 +685,12 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
             )
         else:
             lines.append("No run.json in this folder: the profile and date of these results are unknown.")
-        lines += ["", "Verdicts: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + ".", ""]
-        table = comparison.drop(columns=["paper"]) if comparison["paper"].nunique() <= 1 else comparison
+        verdicts = {v: int((comparison["verdict"] == v).sum()) for v in VERDICTS}
+        lines += ["", f"Claims: {len(comparison)}; " + ", ".join(f"{verdicts[v]} {v}" for v in VERDICTS)
+                  + f" ({int(comparison['explained'].sum())} explained by a diagnostic).", ""]
+        table = comparison[list(COMPARISON_COLUMNS)]
+        if table["paper"].nunique() <= 1:
+            table = table.drop(columns=["paper"])
         lines.append(to_markdown(table))
         figures = sorted(p for p in folder.iterdir() if p.suffix == ".png" and not p.name.startswith("."))
         if figures:
@@ -441,43 +703,13 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
             lines.append("")
         tables = sorted(
             p for p in folder.iterdir()
-            if p.suffix == ".md" and p.stem != "comparison" and not p.name.startswith(".")
+            if p.suffix == ".md" and p.stem not in ("comparison", Path(CITING_FILE).stem)
+            and not p.name.startswith(".")
         )
         if tables:
             lines += ["Tables: " + ", ".join(f"[{t.stem}]({_link(t, root)})" for t in tables), ""]
-        sections.append("\n".join(lines))
-
-    summary = pd.DataFrame.from_records(summary_rows, columns=["notebook", "profile", *VERDICTS])
-    header = [
-        "# Paper vs. reproduced",
-        "",
-        "Generated by `python -m dpcd_papers report` from each notebook's `comparison.csv`. "
-        "A number is *reproduced* when ours lies within the stated tolerance of the paper's; "
-        "*qualitative* rows are claims without a number (the note says whether ours agrees); "
-        "*not computed* rows have no result of ours in this profile.",
-        "",
-        to_markdown(summary),
-    ]
-    text = "\n".join(header) + "\n" + "\n".join(sections)
+    text = "\n".join(lines)
     return atomic_write_text(root / REPORT_FILE, text.rstrip("\n") + "\n")
-
-
-def verdict_counts(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
-    """Counts per verdict of every ``out_dir/*/comparison.csv``: one row per notebook plus a ``total`` row.
-
-    Columns ``notebook`` and :data:`VERDICTS`; this is the summary the README quotes.
-    """
-    root = _check_out_dir(out_dir)
-    folders = sorted(p.parent for p in root.glob(f"*/{COMPARISON_FILE}")) if root.is_dir() else []
-    if not folders:
-        raise ValueError(f"no */{COMPARISON_FILE} under {os.fspath(out_dir)!r}; run `python -m dpcd_papers reproduce` first")
-    rows = []
-    for folder in folders:
-        verdicts = read_comparison(folder / COMPARISON_FILE)["verdict"]
-        rows.append({"notebook": folder.name, **{v: int((verdicts == v).sum()) for v in VERDICTS}})
-    counts = pd.DataFrame.from_records(rows, columns=["notebook", *VERDICTS])
-    total = {"notebook": "total", **{v: int(counts[v].sum()) for v in VERDICTS}}
-    return pd.concat([counts, pd.DataFrame([total])], ignore_index=True)
 
 
 def _seconds(value: Any) -> str:
