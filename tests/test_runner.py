@@ -75,6 +75,20 @@ def test_parameters_injected_and_kernel_is_this_python(project, capsys):
     assert not list(out.rglob(".*.partial.ipynb"))
 
 
+def test_cli_parameters_reach_the_notebook(project, capsys):
+    """``-p NAME VALUE`` is injected (papermill style) and read back from the executed copy."""
+    out = project / "with_p"
+    status = main(["reproduce", "--profile", "smoke", "--only", "a_first", "--notebooks", str(project / "notebooks"),
+                   "--out", str(out), "-p", "seed", "17", "-p", "student", "ada"])
+    assert status == 0
+    seen = json.loads((out / "a_first" / "seen.json").read_text())
+    assert seen["seed"] == 17 and seen["profile"] == "smoke"
+    stored = nbformat.read(out / "a_first" / "a_first.ipynb", as_version=4)
+    injected = next(c for c in stored.cells if "injected-parameters" in c.metadata.get("tags", []))
+    assert "seed = 17" in injected.source and 'student = "ada"' in injected.source
+    assert json.loads((out / "a_first" / "run.json").read_text())["parameters"] == {"seed": 17, "student": "ada"}
+
+
 def test_failure_names_notebook_and_cell(project):
     out = project / "out"
     with pytest.raises(NotebookError) as info:
@@ -106,6 +120,9 @@ def test_cli_exit_status_and_single_error_line(project, capsys):
         (["reproduce", "--jobs", "two"], "invalid int value"),
         (["reproduce", "--out", "FILE"], "exists and is not a folder"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["reproduce", "-p", "profile", "full"], "parameter 'profile' is set by the runner"),
+        (["reproduce", "-p", "2x", "1"], "parameter name '2x' is not a Python identifier"),
+        (["reproduce", "-p", "seed"], "expected 2 arguments"),
         ([], "choose a command"),
     ],
 )

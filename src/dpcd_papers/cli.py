@@ -26,8 +26,22 @@ def _reproduce(args: argparse.Namespace) -> int:
     from .runner import reproduce
 
     reproduce(profile=args.profile, only=args.only, jobs=args.jobs, out=args.out, notebooks_dir=args.notebooks,
-              kernel_name=args.kernel, keep_going=args.keep_going)
+              kernel_name=args.kernel, keep_going=args.keep_going, parameters={name: parse_value(value) for name, value in args.parameter or []})
     return 0
+
+
+def parse_value(text: str) -> object:
+    """A ``-p NAME VALUE`` value as papermill reads it: a JSON literal (number, true/false, null, list) or a string.
+
+    >>> parse_value("17"), parse_value("0.5"), parse_value("true"), parse_value("asia")
+    (17, 0.5, True, 'asia')
+    """
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -57,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--kernel", default=None, metavar="NAME",
                      help="installed Jupyter kernelspec to use (default: this Python interpreter)")
     rep.add_argument("--keep-going", action="store_true", help="run the other notebooks after a failure")
+    rep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                     help="set a notebook parameter, papermill style (repeatable), e.g. -p seed 3; VALUE is read as a "
+                          "JSON literal (17, 0.5, true, null) or else as a string")
     rep.set_defaults(handler=_reproduce)
 
     report = commands.add_parser("report", help="collect every comparison.csv into REPORT.md")

@@ -22,7 +22,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,30 @@ def _describe_failure(name: str, error: BaseException, executed: Path) -> str:
     return f"notebook {name} failed: {type(error).__name__}: {first} -- executed copy: {executed}"
 
 
+_SET_BY_RUNNER = ("profile", "n_jobs", "out_dir")
+
+
+def _check_parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
+    if parameters is None:
+        return {}
+    if not isinstance(parameters, Mapping):
+        raise TypeError(f"parameters must be a mapping of name to value, got {type(parameters).__name__}")
+    checked = {}
+    for name, value in parameters.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"parameter name {name!r} is not a Python identifier")
+        if name in _SET_BY_RUNNER:
+            raise ValueError(f"parameter {name!r} is set by the runner; use the matching option (--profile, --jobs, "
+                             "--out)")
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"parameter {name!r} must be a number, string, boolean, None or a JSON list/mapping, "
+                            f"got {type(value).__name__}") from None
+        checked[name] = value
+    return checked
+
+
 def reproduce(
     profile: str = "quick",
     only: str | Sequence[str] | None = None,
@@ -162,6 +186,7 @@ def reproduce(
     *,
     keep_going: bool = False,
     progress: bool = True,
+    parameters: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Execute the notebooks with papermill and return the executed copies' paths.
 
@@ -184,6 +209,11 @@ def reproduce(
         Run the remaining notebooks after a failure, then raise for the first one.
     progress
         Print one progress line per notebook.
+    parameters
+        Further notebook parameters (papermill's ``-p NAME VALUE``), e.g.
+        ``{"seed": 3}``, injected after the notebook's ``parameters`` cell into
+        every notebook run. ``profile``, ``n_jobs`` and ``out_dir`` are set by
+        the arguments above and cannot be given here.
 
     Raises
     ------
@@ -205,6 +235,7 @@ def reproduce(
         raise ValueError(f"out {os.fspath(out)!r} exists and is not a folder")
     if kernel_name is not None and (not isinstance(kernel_name, str) or not kernel_name):
         raise TypeError("kernel_name must be a non-empty string or None")
+    extra = _check_parameters(parameters)
     notebooks = [p.resolve() for p in find_notebooks(notebooks_dir, only)]
 
     import papermill as pm
@@ -222,7 +253,7 @@ def reproduce(
         executed = target / f"{name}.ipynb"
         failed = target / f"{name}.failed.ipynb"
         partial = target / f".{name}.partial.ipynb"
-        parameters = {"profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent)}
+        injected = {**extra, "profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent)}
         if progress:
             print(f"[{number}/{len(notebooks)}] {name} ({profile}) ...", end=" ", flush=True)
         started = time.perf_counter()
@@ -231,7 +262,7 @@ def reproduce(
             pm.execute_notebook(
                 os.fspath(notebook),
                 os.fspath(partial),
-                parameters=parameters,
+                parameters=injected,
                 kernel_name=kernel_name or _KERNEL_NAME,
                 language="python",
                 progress_bar=False,
@@ -259,6 +290,7 @@ def reproduce(
             "n_jobs": jobs,
             "date": date,
             "seconds": round(seconds, 1),
+            **({"parameters": extra} if extra else {}),
             "python": platform.python_version(),
             "platform": f"{platform.system()} {platform.machine()}",
             "packages": _versions(),
