@@ -3,6 +3,7 @@
 Commands
     discover    a user's CSV + public schema -> a differentially private causal graph + privacy report
     schema      draft a schema from a CSV (read from the private data: to be checked before use)
+    plan        forecast each algorithm's accuracy at given budgets from synthetic data (reads no data)
 
 Exit status: 0 on success, 1 when a release fails after its checks, 2 on bad
 input (one line on stderr, nothing written). The papers' notebooks have their
@@ -119,6 +120,51 @@ def _schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _budgets(text: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"epsilon must be numbers separated by commas, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("epsilon needs at least one number")
+    return values
+
+
+def _plan(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .plan import plan
+
+    forecast = plan(args.schema, n=args.n, epsilon=args.epsilon, delta=args.delta, relation=args.relation,
+                    algorithms=args.algorithm, alpha=args.alpha, max_order=args.max_order,
+                    repetitions=args.repetitions, rng=args.seed)
+    table = forecast.table
+    shown = table[["label", "epsilon", "status", "skeleton_f1", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high",
+                   "edges", "seconds"]].copy()
+    shown["status"] = shown["status"].str.slice(0, 40)
+    shown.insert(1, "auto", table["auto"].map({True: "*", False: ""}))
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    if forecast.auto is not None:
+        print(f"* algorithm auto would pick {forecast.auto}")
+    for eps in sorted(set(table["epsilon"])):
+        best = forecast.best(eps)
+        if best is not None:
+            print(f"epsilon={eps:g}: best forecast CPDAG F1 {best['cpdag_f1']:.2f} ({best['label']})")
+    print(forecast.statement)
+    if args.out is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from .release.drawing import save_figure
+
+        os.makedirs(args.out, exist_ok=True)
+        table.to_csv(os.path.join(args.out, "plan.csv"), index=False)
+        save_figure(forecast.plot(), args.out, "plan")
+        print(f"wrote {args.out}/: plan.csv, plan.png, plan.svg")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``dpcd`` argument parser (one subparser per command)."""
     parser = OneLineParser(
@@ -153,6 +199,29 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty --out")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
+
+    pln = commands.add_parser(
+        "plan", help="forecast each algorithm's accuracy at your budgets from synthetic data (reads no data)",
+        description="Run every applicable private algorithm on synthetic data of the schema's shape (random DAGs "
+                    "over its columns and categories/bounds, N rows) at each budget and print the expected skeleton "
+                    "and CPDAG F1, edges and run time, with the algorithm auto would pick. No data file is read and "
+                    "no privacy budget is spent.")
+    pln.add_argument("--schema", required=True, metavar="SCHEMA.json", help="the public schema")
+    pln.add_argument("--n", type=int, required=True, metavar="N",
+                     help="number of rows of the release (under add/remove: a public guess, never the true n)")
+    pln.add_argument("--epsilon", type=_budgets, required=True, metavar="E1,E2,...", help="total budgets to compare")
+    pln.add_argument("--delta", type=float, default=1e-6, metavar="D", help="total delta (default 1e-6)")
+    pln.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
+                     help="neighbouring relation of the guarantee (default replace)")
+    pln.add_argument("--algorithm", action="append", default=None, metavar="NAME",
+                     help="forecast only this algorithm (repeatable; default every applicable one)")
+    pln.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
+    pln.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
+    pln.add_argument("--repetitions", type=int, default=10, metavar="R",
+                     help="synthetic data sets per algorithm and budget (default 10)")
+    pln.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
+    pln.add_argument("--out", default=None, metavar="DIR", help="also write plan.csv and plan.png/svg into DIR")
+    pln.set_defaults(handler=_plan)
 
     sch = commands.add_parser(
         "schema", help="draft a schema from a CSV (read from the private data: check it before use)",

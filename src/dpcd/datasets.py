@@ -395,6 +395,7 @@ def sample_categorical(
     *,
     levels: tuple[int, int] = (2, 5),
     concentration: float = 1.0,
+    cards: Sequence[int] | None = None,
 ) -> Dataset:
     """Random categorical CPTs on ``dag`` and ``n`` rows sampled from them.
 
@@ -410,6 +411,15 @@ def sample_categorical(
     significant first) and ``"cpts"`` (node → array with one row per parent
     configuration, indexed by the mixed-radix code of the parents' states,
     first parent most significant; one column per state).
+
+    ``cards`` fixes each node's number of states instead (one integer ≥ 2 per
+    node, in ``dag``'s node order; ``levels`` is then ignored), e.g. the
+    categories of a public schema.
+
+    >>> import networkx as nx
+    >>> sample = sample_categorical(nx.DiGraph([("a", "b")]), 50, 0, cards=[2, 3])
+    >>> sample.levels
+    (2, 3)
     """
     nodes, index = _check_synthetic_dag(dag)
     n = check_int(n, "n", minimum=1)
@@ -417,7 +427,12 @@ def sample_categorical(
     concentration = check_positive(concentration, "concentration")
     rng = as_rng(rng)
     parents = _parent_indices(dag, nodes, index)
-    cards = tuple(int(k) for k in rng.integers(low, high + 1, size=len(nodes)))
+    if cards is None:
+        cards = tuple(int(k) for k in rng.integers(low, high + 1, size=len(nodes)))
+    else:
+        if isinstance(cards, (str, bytes)) or not isinstance(cards, Sequence) or len(cards) != len(nodes):
+            raise ValueError(f"cards must hold one number of states per node ({len(nodes)}), got {cards!r}")
+        cards = tuple(check_int(k, "cards[i]", minimum=2) for k in cards)
     tables = []
     for j, pa in enumerate(parents):
         n_configs = int(np.prod([cards[q] for q in pa], dtype=np.int64))

@@ -1,0 +1,105 @@
+"""``dpcd.plan`` / ``dpcd plan``: a forecast from synthetic data of the schema's shape, reading no private data."""
+
+from __future__ import annotations
+
+import inspect
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from dpcd.cli import main  # noqa: E402
+from dpcd.datasets import load_bnlearn  # noqa: E402
+from dpcd.plan import FORECAST_COLUMNS, plan  # noqa: E402
+from dpcd.schema import Schema  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cancer_schema() -> Schema:
+    return load_bnlearn("cancer", 100, rng=0).schema()
+
+
+def test_plan_has_no_data_argument():
+    parameters = inspect.signature(plan).parameters
+    assert "data" not in parameters and list(parameters)[0] == "schema"
+    assert {"n", "epsilon", "delta", "relation", "rng"} <= set(parameters)
+
+
+def test_forecast_grows_with_epsilon_on_average(cancer_schema):
+    forecast = plan(cancer_schema, n=3000, epsilon=[0.1, 5.0], algorithms=["em_pc", "lapmech"], repetitions=20,
+                    rng=1)
+    table = forecast.table.set_index(["algorithm", "epsilon"])
+    assert list(forecast.table.columns) == list(FORECAST_COLUMNS)
+    assert (forecast.table["status"] == "ok").all() and (forecast.table["runs"] == 20).all()
+    for name in ("em_pc", "lapmech"):
+        assert table.loc[(name, 5.0), "skeleton_f1"] > table.loc[(name, 0.1), "skeleton_f1"] + 0.1
+        row = table.loc[(name, 5.0)]
+        assert row["skeleton_f1_low"] <= row["skeleton_f1"] <= row["skeleton_f1_high"]
+    assert forecast.auto == "em_pc" and table.loc[("em_pc", 5.0), "auto"]
+    assert "synthetic" in forecast.statement and "No private data was read" in forecast.statement
+    assert forecast.best(5.0)["algorithm"] in {"em_pc", "lapmech"}
+
+
+def test_forecast_lists_every_applicable_algorithm_and_says_why_one_cannot_run(cancer_schema):
+    forecast = plan(cancer_schema, n=1000, epsilon=0.5, repetitions=1, rng=0)
+    statuses = forecast.table.set_index("algorithm")["status"]
+    assert statuses["em_pc"] == "ok" and statuses["priv_pc"] == "ok"
+    assert statuses["noleaks"].startswith("refused")  # its line-search subset costs more than the budget
+    fig = forecast.plot()
+    assert len(fig.axes[0].get_lines()) <= 5
+    numeric_only = Schema.numeric({"x": (0, 1), "y": (0, 1), "z": (0, 1)})
+    assert set(plan(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"]) >= {"privpc_star"}
+    assert "em_pc" in set(plan(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"])
+
+
+def test_add_remove_uses_the_stated_n_as_a_public_guess(cancer_schema):
+    forecast = plan(cancer_schema, n=2000, epsilon=2.0, relation="add/remove", algorithms=["em_pc", "priv_pc"],
+                    repetitions=2, rng=0)
+    assert forecast.relation == "add/remove"
+    assert forecast.table.set_index("algorithm").loc["em_pc", "status"] == "ok"
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"epsilon": 0.0}, ValueError, "epsilon must be > 0"),
+    ({"epsilon": []}, ValueError, "at least one budget"),
+    ({"n": 5}, ValueError, "n must be"),
+    ({"algorithms": ["nope"]}, ValueError, "unknown algorithm"),
+    ({"repetitions": 0}, ValueError, "repetitions must be"),
+])
+def test_plan_rejects_bad_input(cancer_schema, kwargs, error, match):
+    arguments = {"n": 1000, "epsilon": 1.0, **kwargs}
+    with pytest.raises(error, match=match):
+        plan(cancer_schema, **arguments)
+
+
+def test_cli_plan_writes_table_and_plot(cancer_schema, tmp_path, capsys):
+    path = cancer_schema.save(tmp_path / "schema.json")
+    out = tmp_path / "forecast"
+    assert main(["plan", "--schema", str(path), "--n", "1500", "--epsilon", "0.5,2", "--algorithm", "em_pc",
+                 "--repetitions", "2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "algorithm auto would pick em_pc" in printed and "This forecast is synthetic" in printed
+    table = pd.read_csv(out / "plan.csv")
+    assert sorted(table["epsilon"]) == [0.5, 2.0]
+    assert (out / "plan.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("argv", [
+    ["--schema", "MISSING", "--n", "1000", "--epsilon", "1"],
+    ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "one"],
+    ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "-1"],
+    ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "1", "--relation", "swap"],
+    ["--schema", "BAD", "--n", "1000", "--epsilon", "1"],
+])
+def test_cli_plan_bad_input_is_one_line_and_exit_2(cancer_schema, tmp_path, capsys, argv):
+    path = cancer_schema.save(tmp_path / "schema.json")
+    (tmp_path / "bad.json").write_text('{"columns": {"a": {"type": "categorical"}}}')
+    names = {"MISSING": str(tmp_path / "missing.json"), "SCHEMA": str(path), "BAD": str(tmp_path / "bad.json")}
+    argv = ["plan", *(names.get(a, a) for a in argv)]
+    with pytest.raises(SystemExit) as info:
+        raise SystemExit(main(argv))
+    assert info.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
