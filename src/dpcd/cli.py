@@ -85,6 +85,7 @@ def _discover(args: argparse.Namespace) -> int:
             max_order=args.max_order,
             overwrite=args.overwrite,
             progress=None if args.progress else False,
+            forecast_repetitions=args.forecast,
         )
     except RuntimeError as error:
         print(f"dpcd discover: {' '.join(str(error).split())}", file=sys.stderr)
@@ -178,8 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     disc = commands.add_parser(
         "discover", help="release a differentially private causal graph of your own CSV",
         description="Read DATA.csv under a public schema (--schema), run a private causal discovery algorithm at "
-                    "a total (epsilon, delta) and write graph.json, graph.graphml, graph.dot, graph.png and "
-                    "privacy.json into --out.")
+                    "a total (epsilon, delta) and write graph.json, graph.graphml, graph.dot, graph.png, "
+                    "privacy.json and report.html (one page with the graph, the privacy statement and a forecast) "
+                    "into --out.")
     disc.add_argument("data", metavar="DATA.csv", help="CSV file with a header row, one column per variable")
     disc.add_argument("--schema", default=None, metavar="SCHEMA.json",
                       help="the public schema: column kinds, categories and bounds (draft one with `dpcd schema`)")
@@ -197,6 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--out", default=None, metavar="DIR", help="output folder (default: <DATA>-graph); must be new or empty")
     disc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
     disc.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty --out")
+    disc.add_argument("--forecast", type=int, default=5, metavar="R",
+                      help="synthetic runs of the forecast shown on report.html (default 5; 0: none; reads no data)")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
 

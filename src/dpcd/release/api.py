@@ -275,6 +275,25 @@ def _step(bar: Any, text: str) -> None:
         bar.update(1)
 
 
+def _forecast(schema: Schema, spec: AlgorithmSpec, n: int | None, epsilon: float, delta: float, target: Relation,
+              alpha: float, max_order: int | None, repetitions: int, generator: Any,
+              registry: Mapping[str, AlgorithmSpec]) -> tuple[Any, str]:
+    """The forecast for report.html: public inputs only (schema, public n, budget), after the release is made."""
+    if repetitions == 0:
+        return None, "No forecast was requested (forecast_repetitions = 0); run `dpcd plan` for one."
+    if n is None:
+        return None, ("No forecast: under add/remove the number of rows is protected, so it cannot be used; run "
+                      "`dpcd plan --n GUESS` with a public guess of n.")
+    from ..plan import plan
+
+    others = [name for name in ("em_pc", "lapmech", "priv_pc", "privpc_star") if name in registry and name != spec.name]
+    forecast = plan(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name, *others],
+                    relation=target.name, alpha=alpha, max_order=max_order, repetitions=repetitions,
+                    rng=generator.integers(2**63 - 1), registry=registry)
+    table = forecast.table[(forecast.table["algorithm"] == spec.name) | (forecast.table["status"] == "ok")]
+    return table, forecast.statement + " The first row is the released algorithm."
+
+
 def discover(
     data: str | os.PathLike[str] | pd.DataFrame,
     *,
@@ -292,6 +311,7 @@ def discover(
     progress: bool | None = None,
     registry: Mapping[str, AlgorithmSpec] | None = None,
     min_rows: int = MIN_ROWS,
+    forecast_repetitions: int = 5,
 ) -> DiscoveryResult:
     """Release a causal graph of ``data`` under a public ``schema`` and a total (ε, δ).
 
@@ -318,6 +338,10 @@ def discover(
     progress : show a progress bar (default: when stderr is a terminal).
     registry : algorithm registry (default :data:`dpcd.registry.ALGORITHMS`).
     min_rows : fewest rows accepted under replace-one.
+    forecast_repetitions : synthetic runs of the :func:`dpcd.plan.plan`
+        forecast shown on ``report.html`` at the released budget (0: none).
+        It reads only public inputs; under add/remove, where n is protected,
+        no forecast is made.
 
     Privacy
     -------
@@ -343,6 +367,7 @@ def discover(
     if max_order is not None:
         max_order = check_int(max_order, "max_order", minimum=0)
     min_rows = check_int(min_rows, "min_rows", minimum=2)
+    forecast_repetitions = check_int(forecast_repetitions, "forecast_repetitions", minimum=0)
     target = as_relation(relation)
     generator = as_rng(rng)
     if out is not None:
@@ -393,8 +418,11 @@ def discover(
         if out is not None:
             eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
             title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
+            forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, max_order,
+                                       forecast_repetitions, generator, registry)
             files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
-                                  title=title, overwrite=overwrite, draw=draw)
+                                  title=title, overwrite=overwrite, draw=draw, forecast=forecast,
+                                  forecast_note=note)
             _step(bar, "written")
     finally:
         if bar is not None:

@@ -5,6 +5,7 @@
 ``graph.dot``        Graphviz (undirected edges drawn with ``dir=none``)
 ``graph.png``/``.svg`` a drawing (optional)
 ``privacy.json``     the privacy statement (:func:`dpcd.release.api.privacy_report`)
+``report.html``      one self-contained page with all of the above in plain words (:mod:`dpcd.release.html`)
 
 :func:`write_outputs` builds the folder in a hidden temporary sibling and
 moves it into place with one rename, so a failure at any point leaves nothing.
@@ -36,7 +37,7 @@ from ..graphs import directed_edges, undirected_edges
 
 __all__ = ["GRAPH_FILES", "FIGURE_FILES", "graph_to_json", "graph_to_dot", "jsonable", "write_outputs"]
 
-GRAPH_FILES = ("graph.json", "graph.graphml", "graph.dot", "privacy.json")
+GRAPH_FILES = ("graph.json", "graph.graphml", "graph.dot", "privacy.json", "report.html")
 FIGURE_FILES = ("graph.png", "graph.svg")
 
 
@@ -95,12 +96,14 @@ def _graphml_graph(graph_json: Mapping[str, Any]) -> nx.DiGraph:
 
 def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mapping[str, Any], *,
                   graph_type: str = "CPDAG", algorithm: str = "", title: str | None = None,
-                  overwrite: bool = False, draw: bool = True) -> dict[str, Path]:
+                  overwrite: bool = False, draw: bool = True, forecast: Any = None,
+                  forecast_note: str = "") -> dict[str, Path]:
     """Write every output file into ``out``, atomically (all or nothing).
 
     The files are written into a hidden temporary folder next to ``out`` and
     moved into place with one rename; ``out`` must not exist or be empty
-    unless ``overwrite``. Returns ``{file name: final path}``.
+    unless ``overwrite``. ``forecast`` (a :func:`dpcd.plan.plan` table) and
+    ``forecast_note`` go on ``report.html``. Returns ``{file name: final path}``.
     """
     if not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out must be a folder path, got {type(out).__name__}")
@@ -118,8 +121,14 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
         nx.write_graphml(_graphml_graph(payload), staging / "graph.graphml")
         (staging / "graph.dot").write_text(graph_to_dot(payload), encoding="utf-8")
         (staging / "privacy.json").write_text(json.dumps(jsonable(privacy), indent=2) + "\n", encoding="utf-8")
+        svg = None
         if draw:
-            _draw(graph, staging, title)
+            svg = _draw(graph, staging, title)
+        from .html import render_report
+
+        (staging / "report.html").write_text(
+            render_report(payload, jsonable(privacy), svg=svg, forecast=forecast, forecast_note=forecast_note),
+            encoding="utf-8")
         if target.exists():
             backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
             backup.rmdir()
@@ -134,7 +143,8 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
     return {name: target / name for name in GRAPH_FILES + (FIGURE_FILES if draw else ())}
 
 
-def _draw(graph: nx.DiGraph, folder: Path, title: str | None) -> None:
+def _draw(graph: nx.DiGraph, folder: Path, title: str | None) -> str:
+    """Write graph.png/graph.svg into ``folder``; return the SVG's ``<svg>`` element for the HTML page."""
     import matplotlib
 
     if "matplotlib.pyplot" not in sys.modules:
@@ -151,3 +161,5 @@ def _draw(graph: nx.DiGraph, folder: Path, title: str | None) -> None:
         save_figure(fig, folder, "graph")
     finally:
         plt.close(fig)
+    text = (folder / "graph.svg").read_text(encoding="utf-8")
+    return text[text.index("<svg"):]

@@ -1,0 +1,162 @@
+"""``report.html``: one self-contained page a data holder can open, print or send with the release.
+
+It holds the graph drawing (inline SVG), the edges with their kind, the privacy
+statement in plain words (relation, guarantee, what is assumed public, what
+this run spent) and, where one was made, the :func:`dpcd.plan.plan` forecast at
+the chosen budget. Everything on it is either released (the graph, the privacy
+report) or computed from public inputs (the forecast); every text that comes
+from the user (column and category names) is HTML-escaped. No script, no
+external resource.
+
+>>> page = render_report({"nodes": ["a", "b"], "directed_edges": [["a", "b"]], "undirected_edges": [],
+...                       "graph_type": "CPDAG", "algorithm": "em_pc"},
+...                      {"label": "EM-PC", "relation": {"name": "replace", "in_words": "replace one record"},
+...                       "guarantee": {"epsilon": 1.0, "delta": 0.0}, "assumed_public": {"n": 500}})
+>>> page.startswith("<!DOCTYPE html>") and "a → b" in page and "ε = 1" in page
+True
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["render_report", "svg_of_graph"]
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
+color:#222;line-height:1.45}
+h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .6rem;text-align:left}
+th{background:#f4f4f4}.figure svg{max-width:100%;height:auto}.note{color:#555;font-size:.92rem}
+.statement{background:#f5f9ff;border-left:4px solid #2a6ebb;padding:.6rem 1rem}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _number(value: Any, digits: int = 3) -> str:
+    try:
+        return f"{float(value):.{digits}g}"
+    except (TypeError, ValueError):
+        return _e(value)
+
+
+def _sentence(text: str) -> str:
+    text = str(text).strip()
+    if not text:
+        return ""
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def svg_of_graph(graph: Any, title: str | None = None) -> str:
+    """The graph drawn by :func:`dpcd.release.drawing.draw_graph` as inline SVG text (no XML header)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    from .drawing import draw_graph
+
+    size = max(4.0, min(12.0, 1.0 + 0.45 * graph.number_of_nodes()))
+    fig, ax = plt.subplots(figsize=(size, size * 0.8))
+    try:
+        draw_graph(graph, ax, title=title, node_size=700 if graph.number_of_nodes() < 25 else 350,
+                   font_size=9 if graph.number_of_nodes() < 25 else 6)
+        buffer = io.StringIO()
+        with matplotlib.rc_context({"svg.hashsalt": "dpcd"}):
+            fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    finally:
+        plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, svg: str | None = None,
+                  forecast: pd.DataFrame | None = None, forecast_note: str = "") -> str:
+    """The page's HTML text from the released graph (:func:`~dpcd.release.writers.graph_to_json` form),
+    ``privacy.json``'s content, an inline ``svg`` drawing and an optional forecast table."""
+    guarantee = privacy.get("guarantee", {})
+    relation = privacy.get("relation", {})
+    eps, delta = guarantee.get("epsilon"), guarantee.get("delta", 0.0)
+    budget = f"ε = {_number(eps)}" + (f", δ = {_number(delta, 2)}" if delta else " (pure ε-DP, δ = 0)")
+    label = privacy.get("label", privacy.get("algorithm", graph_json.get("algorithm", "")))
+    nodes = graph_json.get("nodes", [])
+    directed = graph_json.get("directed_edges", [])
+    undirected = graph_json.get("undirected_edges", [])
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Private causal graph ({_e(label)}, {_e(budget)})</title>", f"<style>{_STYLE}</style></head><body>",
+        f"<h1>Differentially private causal graph: {_e(label)}, {_e(budget)}</h1>",
+        f"<p>A {_e(graph_json.get('graph_type', 'graph'))} over {len(nodes)} variables with {len(directed)} directed "
+        f"and {len(undirected)} undirected edges.</p>",
+        f"<p class='note'>Variables: {', '.join(_e(v) for v in nodes)}.</p>",
+    ]
+    if svg:
+        parts.append(f'<div class="figure">{svg}</div>')
+    rows = [[_e(u), "→", _e(v), "directed"] for u, v in directed]
+    rows += [[_e(u), "—", _e(v), "undirected (direction not identified)"] for u, v in undirected]
+    parts += ["<h2>Edges</h2>", _table(["from", "", "to", "kind"], rows) if rows else "<p>No edge was released.</p>"]
+    parts += [f"<p class='note'>Edges in text: {', '.join(_e(f'{u} → {v}') for u, v in directed)}"
+              f"{'; ' if directed and undirected else ''}{', '.join(_e(f'{u} — {v}') for u, v in undirected)}</p>"]
+
+    public = privacy.get("assumed_public", {})
+    public_items = []
+    if "schema" in public:
+        public_items.append("the schema (column names, kinds, categories, bounds, fill rules; sha256 "
+                            f"<code>{_e(str(public['schema'].get('sha256', ''))[:16])}…</code>)")
+    if "algorithm" in public:
+        public_items.append(f"the algorithm and its parameters ({_e(public['algorithm'].get('name', label))})")
+    if "n" in public:
+        public_items.append(f"the number of rows, n = {_e(public['n'])}")
+    spent = privacy.get("spent_this_run", {}).get("totals", {}).get("tight", {})
+    parts += [
+        "<h2>Privacy statement</h2>",
+        "<div class='statement'><p>"
+        f"Guarantee: <b>{_e(budget)}</b> under the <i>{_e(relation.get('name', ''))}</i> relation. "
+        f"{_e(_sentence(relation.get('in_words', '')))} This is a worst case over all data sets, fixed before the data were "
+        "read.</p>"
+        + (f"<p>Assumed public (not protected): {'; '.join(public_items)}. Nothing else about the data was used "
+           "outside the charged noise mechanisms.</p>" if public_items else "")
+        + (f"<p class='note'>What this run happened to charge (tight accountant): ε = {_number(spent.get('epsilon'))}"
+           f", δ = {_number(spent.get('delta'), 2)}; informational, the guarantee above is what holds.</p>"
+           if spent else "")
+        + "</div>",
+    ]
+    if privacy.get("differentially_private") is False:
+        parts.append("<p><b>Warning:</b> this algorithm has no differential-privacy guarantee.</p>")
+
+    parts.append("<h2>How good can this graph be? (forecast)</h2>")
+    if forecast is not None and len(forecast):
+        rows = []
+        for _, row in forecast.iterrows():
+            if row.get("status") != "ok":
+                rows.append([_e(row["label"]), _number(row["epsilon"]), _e(row["status"]), "", "", ""])
+                continue
+            rows.append([_e(row["label"]), _number(row["epsilon"]),
+                         f"{_number(row['skeleton_f1'], 2)} ({_number(row['skeleton_f1_low'], 2)}–"
+                         f"{_number(row['skeleton_f1_high'], 2)})",
+                         f"{_number(row['cpdag_f1'], 2)} ({_number(row['cpdag_f1_low'], 2)}–"
+                         f"{_number(row['cpdag_f1_high'], 2)})",
+                         _number(row["edges"], 3), _number(row["true_edges"], 3)])
+        parts.append(_table(["algorithm", "ε", "skeleton F1 (10–90 %)", "CPDAG F1 (10–90 %)", "edges released",
+                             "true edges"], rows))
+    parts.append(f"<p class='note'>{_e(forecast_note)}</p>" if forecast_note else "")
+    prep = privacy.get("data_preparation")
+    if prep:
+        parts += ["<h2>Data preparation checked before the release</h2>", f"<p class='note'>{_e(prep)}</p>"]
+    parts.append(f"<p class='note'>dpcd {_e(privacy.get('dpcd_version', ''))}; the same content is in "
+                 "privacy.json and graph.json beside this page.</p></body></html>")
+    return "\n".join(p for p in parts if p) + "\n"

@@ -1,0 +1,122 @@
+"""``report.html``: a valid, self-contained page with the graph, its edges, the privacy statement and a forecast."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcd.cli import main
+from dpcd.datasets import load_bnlearn
+from dpcd.schema import Schema
+
+VOID = {"meta", "br", "img", "hr", "link", "input", "path", "use", "stop", "rect", "circle", "ellipse", "line",
+        "polyline", "polygon"}
+
+
+class Checker(HTMLParser):
+    """Tags balanced, no script, no external resource; collects the text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.text: list[str] = []
+        self.tags: set[str] = set()
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        for name, value in attrs:
+            if name in {"src", "href"} and value and not value.startswith("#"):
+                self.external.append(value)
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.add(tag)
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes <{self.stack[-1] if self.stack else None}>"
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(page: str) -> Checker:
+    checker = Checker()
+    checker.feed(page)
+    checker.close()
+    assert checker.stack == [], f"unclosed tags {checker.stack}"
+    return checker
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("html")
+    sample = load_bnlearn("asia", 2_000, np.random.default_rng(3))
+    sample.data.rename(columns={"either": "either<b>"}).to_csv(folder / "asia.csv", index=False)
+    schema = sample.schema().to_json()
+    schema["columns"]["either<b>"] = schema["columns"].pop("either")
+    Schema.from_json(schema).save(folder / "asia.json")
+    out = folder / "release"
+    assert main(["discover", str(folder / "asia.csv"), "--schema", str(folder / "asia.json"), "--epsilon", "2",
+                 "--forecast", "2", "--out", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_report_html_is_valid_and_holds_graph_privacy_and_forecast(release):
+    page = (release / "report.html").read_text(encoding="utf-8")
+    checker = parse(page)
+    text = " ".join(" ".join(checker.text).split())
+    assert page.startswith("<!DOCTYPE html>") and "svg" in checker.tags and "script" not in checker.tags
+    assert checker.external == []  # self-contained
+    graph = json.loads((release / "graph.json").read_text())
+    privacy = json.loads((release / "privacy.json").read_text())
+    for u, v in graph["directed_edges"]:
+        assert f"{u} → {v}".replace("<", "&lt;") in page or f"{u} → {v}" in text
+    for u, v in graph["undirected_edges"]:
+        assert f"{u} — {v}" in text
+    assert "either<b>" in text and "either<b>" not in page  # user text is escaped
+    assert f"ε = {privacy['guarantee']['epsilon']:.3g}" in text and "replace" in text
+    assert "Assumed public" in text and "n = 2000" in text
+    assert "This forecast is synthetic" in text and "EM-PC" in text
+
+
+def test_no_forecast_under_add_remove(tmp_path):
+    sample = load_bnlearn("cancer", 1_000, np.random.default_rng(0))
+    sample.data.to_csv(tmp_path / "cancer.csv", index=False)
+    sample.schema().save(tmp_path / "cancer.json")
+    out = tmp_path / "release"
+    assert main(["discover", str(tmp_path / "cancer.csv"), "--schema", str(tmp_path / "cancer.json"), "--epsilon",
+                 "1", "--relation", "add/remove", "--out", str(out), "--no-progress"]) == 0
+    text = " ".join(" ".join(parse((out / "report.html").read_text()).text).split())
+    assert "under add/remove the number of rows is protected" in text and "n = 1000" not in text
+
+
+def _browser() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@pytest.mark.skipif(_browser() is None, reason="no Chromium installed (apt-get install chromium) to render the page")
+def test_report_html_renders_in_a_headless_browser(release, tmp_path):
+    shot = tmp_path / "page.png"
+    subprocess.run([_browser(), "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
+                    "--window-size=1000,1400", (release / "report.html").resolve().as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    from PIL import Image
+
+    image = np.asarray(Image.open(shot).convert("L"), dtype=float)
+    assert image.shape == (1400, 1000)
+    assert (image < 128).mean() > 0.005  # text and the drawing are painted, not a blank page
+    assert pd.Series(image.ravel()).nunique() > 20
