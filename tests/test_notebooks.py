@@ -63,3 +63,7 @@ def test_runs_in_smoke_profile(path, tmp_path):
     assert len(comparison) > 0
     assert json.loads((out / "run.json").read_text())["profile"] == "smoke"
     assert list(out.glob("*.png")), "the notebook saved no figure (use dpcd_papers.plotting.savefig(fig, out_dir, name))"
+    if path.stem == "tutorial":  # run without solutions: every check open, none raised
+        import pandas as pd
+
+        assert set(pd.read_csv(out / "checks.csv")["status"]) == {"not yet answered"}
