@@ -1,110 +1,395 @@
 """Paper 000 (Xu, Yuan & Wu 2017), notebook ``em_pc``: Tables III–VI and VIII–XI, run times, the Adult case study.
 
 The algorithms are :mod:`dpcd.discovery.em_pc`, :mod:`dpcd.discovery.lapmech` and
-:mod:`dpcd.discovery.privpc_star`; this module holds the paper's grids and one cell per setting.
+:mod:`dpcd.discovery.privpc_star`; this module holds the paper's grids, one cell per setting, the
+claims of ``data/paper_values/em_pc.csv`` and the **diagnostic** "paper-as-run" lines that test why a
+number is not reproduced. The diagnostics are not differentially private (or carry no proof) and exist
+only here, never in :mod:`dpcd.registry`:
+
+* :func:`em_pc_without_budget_stop` — EM-PC that keeps paying rounds after ε is used up (its real ε
+  is reported);
+* :func:`lapmech_observed_cells` — LapMech with Laplace noise on the observed (non-zero) cells only;
+* :func:`privpc_star_as_published` — PrivPC* standardised with the data's own moments and noised with
+  Thm. 2's p(p+1)/(2(n−1));
+* :func:`implied_edges` — the number of true edges a TPR/FPR/TDR triple implies.
+
+Which line answers which claim is declared in :data:`LINES` and :data:`DIAGNOSTIC_OF` before any run.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Literal, Sequence
 
 import numpy as np
+import pandas as pd
 
-from dpcd.discovery.em_pc import em_pc
-from dpcd.discovery.pc import PCResult
-from dpcd.validation import RngLike, as_rng, check_int
+from dpcd.discovery.em_pc import PUBLIC as EM_PC_PUBLIC
+from dpcd.discovery.em_pc import EMPCDecider, _check_split, default_max_distance, em_pc
+from dpcd.discovery.lapmech import DEFAULT_MAX_CELLS, NoisyTableDecider, lapmech
+from dpcd.discovery.pc import PCResult, node_names_of, pc, run_pc
+from dpcd.graphs import tpr_fpr_tdr
+from dpcd.privacy import PrivacyLedger
+from dpcd.schema import check_codes, public_levels
+from dpcd.validation import RngLike, as_data_matrix, as_rng, check_epsilon, check_int, check_probability
 
-__all__ = ["run_cell", "run_numerical_cell", "PAPER_TABLES", "paper_grid", "paper_rows", "adult_case_study"]
+__all__ = [
+    "LINES", "DIAGNOSTIC_OF", "LABELS", "CATEGORICAL_ALGORITHMS", "NUMERICAL_ALGORITHMS", "METRICS",
+    "PAPER_TABLES", "PAPER_RUNTIME", "paper_grid", "run_cell", "run_numerical_cell",
+    "em_pc_without_budget_stop", "lapmech_observed_cells", "privpc_star_as_published",
+    "implied_edges", "implied_edge_table", "summarise", "claim_values", "table_rows",
+    "adult_case_study", "adult_summary", "lapmech_feasibility", "em_pc_beats_lapmech", "privpc_star_matches_pc",
+    "plot_tables", "plot_implied_edges", "build_comparison", "diagnosis_of", "no_stop_budget", "runtime_table",
+]
+
+METRICS = ("tpr", "fpr", "tdr")
+
+LINES: dict[str, str] = {"pc": "pc", "lapmech": "lapmech", "em_pc": "em_pc", "privpc_star": "privpc_star"}
+"""Paper column -> our line that answers its claims (declared before the run): the faithful implementations.
+
+``pc`` is non-private PC (G² for categorical, Fisher-z for numerical data); ``em_pc`` is the library's
+provably ε-DP EM-PC (Lipschitz distance scores, budget stop, private separating sets); ``lapmech`` the
+library's LapMech on the full noisy table; ``privpc_star`` the library's PrivPC* (public bounds, private
+standardisation, replace-one)."""
+
+DIAGNOSTIC_OF: dict[str, str] = {"em_pc": "em_pc_no_stop", "lapmech": "lapmech_observed",
+                                 "privpc_star": "privpc_star_paper"}
+"""Paper column -> the diagnostic line attached to its claims (declared before the run); never a verdict."""
+
+LABELS: dict[str, str] = {
+    "pc": "PC",
+    "lapmech": "LapMech",
+    "em_pc": "EM-PC",
+    "privpc_star": "PrivPC*",
+    "em_pc_no_stop": "EM-PC without budget stop (not DP)",
+    "lapmech_observed": "LapMech, noise on observed cells (not DP)",
+    "em_pc_search": "EM-PC, search scores (no proven guarantee)",
+    "privpc_star_paper": "PrivPC* as published (not DP)",
+}
+"""Display names; every diagnostic says it is not DP (or has no proof)."""
+
+CATEGORICAL_ALGORITHMS = ("pc", "lapmech", "em_pc", "em_pc_no_stop", "lapmech_observed", "em_pc_search")
+NUMERICAL_ALGORITHMS = ("pc", "privpc_star", "privpc_star_paper")
+_STREAM = {name: i for i, name in enumerate(CATEGORICAL_ALGORITHMS + NUMERICAL_ALGORITHMS[1:])}
 
 
 def _rates(result: PCResult, dag) -> dict:
-    from dpcd.graphs import tpr_fpr_tdr
-    return tpr_fpr_tdr(result.cpdag, dag)
+    """Skeleton TPR/FPR/TDR with pcalg's ``compareGraphs`` conventions (the paper's implementation)."""
+    return tpr_fpr_tdr(result.cpdag, dag, convention="pcalg")
+
+
+def _stream(seed: int, algorithm: str, epsilon: float) -> np.random.Generator:
+    """An independent generator per (data set, line, ε): a line's noise does not depend on which others ran."""
+    return np.random.default_rng([seed, _STREAM[algorithm], int(round(float(epsilon) * 1e6))])
+
+
+# --------------------------------------------------------------------------- diagnostic lines (not DP)
+
+
+class _NoStopDecider(EMPCDecider):
+    """EM-PC's per-node decider that never stops for lack of budget (not DP: spends more than ε)."""
+
+    def _can_pay(self) -> bool:
+        return True
+
+
+def em_pc_without_budget_stop(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike,
+                              max_order: int | None = None,
+                              distance: Literal["lipschitz", "search"] = "lipschitz") -> PCResult:
+    """EM-PC with ε₁ = ε₂ = ε/30 per round but **without the budget stop** — not DP at ``epsilon_total``.
+
+    Every round charges ε₂ (and ε₁ when it removes a neighbour) as in
+    :func:`dpcd.discovery.em_pc.em_pc`, but rounds continue until no node has
+    enough neighbours, as the paper's numbers suggest its implementation did.
+    The run is ε'-DP only for the ε' it really spends: ``info["spent"]``
+    (and ``info["spent_ratio"]`` = ε'/ε). Diagnostic only; not in the registry.
+
+    >>> from dpcd.datasets import load_bnlearn
+    >>> d = load_bnlearn("cancer", 2000, rng=0)
+    >>> r = em_pc_without_budget_stop(d.data, levels=d.levels, epsilon_total=3.0, rng=1)
+    >>> r.info["spent"] >= r.info["rounds"] * 3.0 / 30
+    True
+    """
+    epsilon = check_epsilon(epsilon_total, "epsilon_total")
+    alpha = check_probability(alpha, "alpha")
+    if distance not in ("lipschitz", "search"):
+        raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")
+    e1, e2 = _check_split(epsilon, None)
+    codes = np.asfortranarray(as_data_matrix(data, kind="discrete", min_rows=0))
+    names = node_names_of(data, None)
+    p = codes.shape[1]
+    levels = public_levels(levels, p, names)
+    check_codes(codes, levels)
+    ledger = PrivacyLedger("add/remove", public=EM_PC_PUBLIC)
+    decider = _NoStopDecider(codes, levels, alpha=alpha, epsilon=epsilon, epsilon_1=e1, epsilon_2=e2,
+                             rng=as_rng(rng), ledger=ledger, max_distance=default_max_distance(e1, e2, p - 1),
+                             exact_states=500, distance=distance, sepset="joint")
+    result = run_pc(names, decider, max_order=max_order, ledger=ledger)
+    return PCResult(result.nodes, result.cpdag, result.skeleton, result.sepsets, result.n_tests,
+                    result.tests_per_order, ledger, False,
+                    {"algorithm": "em_pc_no_stop", "epsilon_total": epsilon, "rounds": decider.rounds,
+                     "spent": decider.spent, "spent_ratio": decider.spent / epsilon, "differentially_private": False})
+
+
+class _ObservedCellsDecider(NoisyTableDecider):
+    """G² tests on marginals of a sparse table: the observed cells and their noisy counts."""
+
+    def __init__(self, cells: np.ndarray, counts: np.ndarray, levels: Sequence[int], alpha: float):
+        self.cells, self.counts = cells, counts
+        self.alpha = alpha
+        self.levels = tuple(int(k) for k in levels)
+        self._cache = {}
+        self.n_computed = 0
+
+    def marginal(self, x: int, y: int, S: Sequence[int]) -> np.ndarray:
+        keep = [*S, x, y]
+        shape = [self.levels[a] for a in keep]
+        flat = np.ravel_multi_index(tuple(self.cells[:, a] for a in keep), shape)
+        m = np.bincount(flat, weights=self.counts, minlength=int(np.prod(shape, dtype=np.int64)))
+        return np.clip(m.reshape(-1, self.levels[x], self.levels[y]), 0.0, None)
+
+
+def lapmech_observed_cells(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike,
+                           max_order: int | None = None) -> PCResult:
+    """LapMech with Lap(1/ε) noise on the **observed** cells of the full table only — not DP.
+
+    Which cells are non-zero depends on the data (an empty cell stays exactly
+    0, which reveals that no record has that combination), so this is not a
+    differentially private release; it is the cheap reading of "noise on the
+    contingency table" that a sparse implementation gives, and it needs memory
+    for the observed cells only (feasible at any p). Diagnostic only.
+
+    >>> from dpcd.datasets import load_bnlearn
+    >>> d = load_bnlearn("cancer", 2000, rng=0)
+    >>> lapmech_observed_cells(d.data, levels=d.levels, epsilon_total=1.0, rng=0).info["observed_cells"] <= 2000
+    True
+    """
+    epsilon = check_epsilon(epsilon_total, "epsilon_total")
+    alpha = check_probability(alpha, "alpha")
+    codes = as_data_matrix(data, kind="discrete", min_rows=0)
+    names = node_names_of(data, None)
+    levels = public_levels(levels, codes.shape[1], names)
+    check_codes(codes, levels)
+    cells, counts = np.unique(codes, axis=0, return_counts=True)
+    noisy = counts + as_rng(rng).laplace(0.0, 1.0 / epsilon, size=len(counts))
+    decider = _ObservedCellsDecider(cells, noisy, levels, alpha)
+    result = run_pc(names, decider, max_order=max_order)
+    return PCResult(result.nodes, result.cpdag, result.skeleton, result.sepsets, result.n_tests,
+                    result.tests_per_order, None, False,
+                    {"algorithm": "lapmech_observed", "epsilon_total": epsilon, "observed_cells": int(len(cells)),
+                     "differentially_private": False})
+
+
+def privpc_star_as_published(data, *, epsilon_total: float, alpha: float = 0.01, rng: RngLike,
+                             max_order: int | None = None, min_eigenvalue: float = 1e-3) -> PCResult:
+    """PrivPC* as the paper states it (Sec. V, Thm. 2) — not DP.
+
+    Standardises each column with the data's own mean and standard deviation
+    (unprotected), adds Lap(Δ/ε) with Δ = p(p+1)/(2(n−1)) to every entry of the
+    upper triangle of the correlation matrix (mirrored), repairs it to a
+    positive-definite correlation matrix and runs Fisher-z PC. Δ assumes every
+    standardised value lies in [−1, 1], which standardised data do not, and
+    the standardisation itself reads the data without noise. Diagnostic only.
+
+    >>> from dpcd.datasets import random_dag, sample_linear_gaussian
+    >>> d = sample_linear_gaussian(random_dag(4, 0.5, 0), 5000, 1)
+    >>> privpc_star_as_published(d.data, epsilon_total=1.0, rng=2).info["sensitivity"] == 4 * 5 / (2 * 4999)
+    True
+    """
+    from dpcd.discovery.privpc_star import _MatrixDecider, repair_correlation
+
+    epsilon = check_epsilon(epsilon_total, "epsilon_total")
+    alpha = check_probability(alpha, "alpha")
+    X = as_data_matrix(data, kind="numeric")
+    n, p = X.shape
+    names = node_names_of(data, None)
+    corr = np.corrcoef(X, rowvar=False)
+    sensitivity = p * (p + 1) / (2.0 * (n - 1))
+    noise = np.triu(as_rng(rng).laplace(0.0, sensitivity / epsilon, size=(p, p)))
+    noisy = corr + noise + np.triu(noise, 1).T
+    d = np.sqrt(np.clip(np.diag(noisy), 1e-6, None))
+    noisy = noisy / np.outer(d, d)
+    np.fill_diagonal(noisy, 1.0)
+    decider = _MatrixDecider(repair_correlation(noisy, min_eigenvalue=min_eigenvalue), n, alpha)
+    result = run_pc(names, decider, max_order=max_order)
+    return PCResult(result.nodes, result.cpdag, result.skeleton, result.sepsets, result.n_tests,
+                    result.tests_per_order, None, False,
+                    {"algorithm": "privpc_star_paper", "epsilon_total": epsilon, "sensitivity": sensitivity,
+                     "differentially_private": False})
+
+
+def implied_edges(tpr, fpr, tdr, p) -> np.ndarray:
+    """Number of true edges P that a skeleton's TPR, FPR and TDR imply on p nodes.
+
+    With M = p(p−1)/2 pairs, TP = TPR·P, FP = FPR·(M − P) and TDR = TP/(TP + FP),
+    so P = FPR·M / (FPR + TPR·(1 − TDR)/TDR). Applied to means over runs it is
+    an approximation (a mean of ratios is not a ratio of means), close when the
+    sds are small. NaN where the triple does not determine P (TDR = 0, or
+    FPR = 0 together with TDR = 1).
+
+    >>> float(np.round(implied_edges(0.886, 0.299, 0.388, 20), 1))  # Table X, p = 20: s = 0.4 states 76
+    33.5
+    """
+    tpr, fpr, tdr, p = (np.asarray(v, dtype=float) for v in (tpr, fpr, tdr, p))
+    if np.any((tpr < 0) | (tpr > 1) | (fpr < 0) | (fpr > 1) | (tdr < 0) | (tdr > 1)):
+        raise ValueError("tpr, fpr and tdr must lie in [0, 1]")
+    if np.any(p < 2):
+        raise ValueError("p must be at least 2")
+    pairs = p * (p - 1) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        denominator = fpr + tpr * (1.0 - tdr) / tdr
+        out = np.where((tdr > 0) & (denominator > 0), fpr * pairs / denominator, np.nan)
+    return out
+
+
+def implied_edge_table(paper_values: pd.DataFrame) -> pd.DataFrame:
+    """Per (setting, algorithm) of the paper's tables: stated vs implied number of true edges.
+
+    ``stated`` = s·p(p−1)/2 (the expected count of the paper's sparseness s);
+    ``implied`` = :func:`implied_edges` of the printed mean TPR/FPR/TDR;
+    ``fpr_if_stated`` = the FPR the printed TPR and TDR would give with the
+    stated number of edges.
+    """
+    keys = ["kind", "tables", "epsilon", "n", "p", "sparseness", "algorithm"]
+    part = paper_values[paper_values["kind"].isin(["categorical", "numerical"])]
+    wide = part.pivot_table(index=keys, columns="metric", values="value", aggfunc="first", dropna=False)
+    wide = wide.dropna(subset=list(METRICS)).reset_index()
+    pairs = wide["p"] * (wide["p"] - 1) / 2
+    wide["stated_edges"] = wide["sparseness"] * pairs
+    wide["implied_edges"] = implied_edges(wide["tpr"], wide["fpr"], wide["tdr"], wide["p"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        found_false = wide["tpr"] * wide["stated_edges"] * (1 - wide["tdr"]) / wide["tdr"]
+        wide["fpr_if_stated"] = (found_false / (pairs - wide["stated_edges"])).where(wide["tdr"] > 0)
+    wide["implied / stated"] = wide["implied_edges"] / wide["stated_edges"]
+    return wide[keys + list(METRICS) + ["stated_edges", "implied_edges", "implied / stated", "fpr_if_stated"]]
+
+
+# --------------------------------------------------------------------------- one cell of the grids
 
 
 def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rng: RngLike, alpha: float = 0.01,
-             algorithms: Sequence[str] = ("pc", "lapmech", "em_pc", "em_pc_search"), max_cells: int | None = None,
-             max_order: int | None = None) -> list[dict]:
-    """One categorical setting of paper 000 (Tables III–VI): one random DAG and dataset, every algorithm.
+             algorithms: Sequence[str] = CATEGORICAL_ALGORITHMS, max_cells: int = DEFAULT_MAX_CELLS,
+             max_order: int | None = None, lapmech_max_order: int | None = -1) -> list[dict]:
+    """One categorical setting of paper 000 (Tables III–VI): one random DAG and data set, every line.
 
     Draws a random DAG (p nodes, sparseness s) and n records with 2–5 levels per
-    node, runs non-private PC (G², α) once and LapMech / EM-PC at every ε in
-    ``epsilons`` on the same data ("em_pc": provable distance scores;
-    "em_pc_search": the greedy/exact search scores, closer to the paper's
-    utility but without a proven guarantee); returns one row per (algorithm, ε) with
-    TPR/FPR/TDR (skeleton, as pcalg's ``compareGraphs``), seconds and the
-    privacy spent. A LapMech run whose table exceeds ``max_cells`` gives a row
-    with NaN rates and ``note="infeasible"``.
+    node (the generating model's domain sizes are the public ``levels``), runs
+    non-private PC (G², α) once (``epsilon`` NaN) and every other line in
+    ``algorithms`` at each ε of ``epsilons`` on the same data, each with its own
+    random stream. Returns one row per (line, ε): TPR/FPR/TDR (skeleton,
+    pcalg's ``compareGraphs``), seconds, the ε spent (``spent``; the no-stop
+    diagnostic spends more than ε), ``cells`` (∏ levels: public) and a note.
+    LapMech over ``max_cells`` cells gives NaN rates and ``note="infeasible"``;
+    ``lapmech_max_order`` caps LapMech's conditioning sets separately (default:
+    ``max_order``), since every test beyond the batched marginals sums the
+    whole noisy table.
+
+    >>> rows = run_cell(p=4, sparseness=0.5, n=500, epsilons=[5.0], rng=0, algorithms=("pc", "em_pc"))
+    >>> [(r["algorithm"], r["epsilon"] == 5.0) for r in rows]
+    [('pc', False), ('em_pc', True)]
     """
     from dpcd.datasets import random_dag, sample_categorical
-    from dpcd.discovery.lapmech import DEFAULT_MAX_CELLS, lapmech
-    from dpcd.discovery.pc import pc
 
+    unknown = sorted(set(algorithms) - set(CATEGORICAL_ALGORITHMS))
+    if unknown:
+        raise ValueError(f"algorithms: unknown {unknown}; choose from {list(CATEGORICAL_ALGORITHMS)}")
+    if lapmech_max_order == -1:
+        lapmech_max_order = max_order
     generator = as_rng(rng)
     dag = random_dag(p, sparseness, generator)
     sample = sample_categorical(dag, n, generator)
     data, levels = sample.data, sample.levels  # domain sizes of the generating model: public
-    base: dict = {}  # run_grid adds the cell parameters (p, sparseness, n, ...) itself
+    cells = int(np.prod([int(k) for k in levels], dtype=np.int64))
+    seed = int(generator.integers(2 ** 63))
+    common = {"cells": cells, "true_edges": dag.number_of_edges()}
     rows = []
     if "pc" in algorithms:
         t0 = time.perf_counter()
         result = pc(data, ci_test="g2", alpha=alpha, max_order=max_order)
-        seconds = time.perf_counter() - t0
-        for epsilon in epsilons:
-            rows.append({**base, "epsilon": epsilon, "algorithm": "pc", **_rates(result, dag), "seconds": seconds,
-                         "spent": 0.0, "note": ""})
+        rows.append({"epsilon": math.nan, "algorithm": "pc", **_rates(result, dag),
+                     "seconds": time.perf_counter() - t0, "spent": 0.0, **common, "note": ""})
     for epsilon in epsilons:
-        if "lapmech" in algorithms:
-            t0 = time.perf_counter()
-            try:
-                result = lapmech(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
-                                 max_cells=max_cells or DEFAULT_MAX_CELLS, max_order=max_order)
-                rates, note, spent = _rates(result, dag), "", result.ledger.total().epsilon
-            except ValueError as err:
-                if "infeasible" not in str(err):
-                    raise
-                rates, note, spent = {"tpr": np.nan, "fpr": np.nan, "tdr": np.nan}, "infeasible", np.nan
-            rows.append({**base, "epsilon": epsilon, "algorithm": "lapmech", **rates,
-                         "seconds": time.perf_counter() - t0, "spent": spent, "note": note})
-        for algorithm, distance in (("em_pc", "lipschitz"), ("em_pc_search", "search")):
-            if algorithm not in algorithms:
+        for algorithm in algorithms:
+            if algorithm == "pc":
                 continue
+            generator_line = _stream(seed, algorithm, epsilon)
             t0 = time.perf_counter()
-            result = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
-                           max_order=max_order, distance=distance)
-            rows.append({**base, "epsilon": epsilon, "algorithm": algorithm, **_rates(result, dag),
-                         "seconds": time.perf_counter() - t0, "spent": result.ledger.total().epsilon,
-                         "note": f"exact scores {result.info['exact_fraction']:.2f}, "
-                                 f"unproven {result.info['unproven_scores']}"})
+            note = ""
+            if algorithm == "lapmech":
+                if cells > max_cells:
+                    rows.append({"epsilon": epsilon, "algorithm": algorithm, "tpr": np.nan, "fpr": np.nan,
+                                 "tdr": np.nan, "seconds": np.nan, "spent": np.nan, **common,
+                                 "note": "infeasible"})
+                    continue
+                result = lapmech(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator_line,
+                                 max_cells=max_cells, max_order=lapmech_max_order)
+                spent = result.ledger.total().epsilon
+            elif algorithm == "lapmech_observed":
+                result = lapmech_observed_cells(data, levels=levels, epsilon_total=epsilon, alpha=alpha,
+                                                rng=generator_line, max_order=max_order)
+                spent, note = math.nan, f"observed cells {result.info['observed_cells']}"
+            elif algorithm == "em_pc_no_stop":
+                result = em_pc_without_budget_stop(data, levels=levels, epsilon_total=epsilon, alpha=alpha,
+                                                   rng=generator_line, max_order=max_order)
+                spent, note = result.info["spent"], f"rounds {result.info['rounds']}"
+            else:
+                distance = "search" if algorithm == "em_pc_search" else "lipschitz"
+                result = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator_line,
+                               max_order=max_order, distance=distance)
+                spent = result.ledger.total().epsilon
+                note = f"rounds {result.info['rounds']}, unproven scores {result.info['unproven_scores']}"
+            rows.append({"epsilon": epsilon, "algorithm": algorithm, **_rates(result, dag),
+                         "seconds": time.perf_counter() - t0, "spent": spent, **common, "note": note})
     return rows
 
 
 def run_numerical_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rng: RngLike,
-                       alpha: float = 0.01, max_order: int | None = None) -> list[dict]:
-    """One numerical setting of paper 000 (Tables VIII–XI): linear-Gaussian data, PC (Fisher-z) vs PrivPC*."""
+                       alpha: float = 0.01, max_order: int | None = None,
+                       algorithms: Sequence[str] = NUMERICAL_ALGORITHMS) -> list[dict]:
+    """One numerical setting of paper 000 (Tables VIII–XI): linear-Gaussian data, PC (Fisher-z), PrivPC*.
+
+    PC runs once (``epsilon`` NaN); PrivPC* (public bounds of ±4 model standard
+    deviations, private standardisation, replace-one) and the diagnostic
+    :func:`privpc_star_as_published` run at every ε, each with its own stream.
+
+    >>> rows = run_numerical_cell(p=4, sparseness=0.5, n=500, epsilons=[1.0], rng=0, algorithms=("pc",))
+    >>> rows[0]["algorithm"], 0 <= rows[0]["tpr"] <= 1
+    ('pc', True)
+    """
     from dpcd.datasets import random_dag, sample_linear_gaussian
-    from dpcd.discovery.pc import pc
     from dpcd.discovery.privpc_star import privpc_star
 
+    unknown = sorted(set(algorithms) - set(NUMERICAL_ALGORITHMS))
+    if unknown:
+        raise ValueError(f"algorithms: unknown {unknown}; choose from {list(NUMERICAL_ALGORITHMS)}")
     generator = as_rng(rng)
     dag = random_dag(p, sparseness, generator)
     sample = sample_linear_gaussian(dag, n, generator)
     data, bounds = sample.data, sample.schema()  # bounds: ±4 model standard deviations (public)
-    base: dict = {}  # run_grid adds the cell parameters (p, sparseness, n, ...) itself
+    seed = int(generator.integers(2 ** 63))
+    common = {"true_edges": dag.number_of_edges()}
     rows = []
-    t0 = time.perf_counter()
-    result = pc(data, ci_test="fisherz", alpha=alpha, max_order=max_order)
-    seconds = time.perf_counter() - t0
-    for epsilon in epsilons:
-        rows.append({**base, "epsilon": epsilon, "algorithm": "pc", **_rates(result, dag), "seconds": seconds,
-                     "spent": 0.0})
-    for epsilon in epsilons:
+    if "pc" in algorithms:
         t0 = time.perf_counter()
-        result = privpc_star(data, bounds=bounds, epsilon_total=epsilon, alpha=alpha, rng=generator,
-                             max_order=max_order)
-        rows.append({**base, "epsilon": epsilon, "algorithm": "privpc_star", **_rates(result, dag),
-                     "seconds": time.perf_counter() - t0, "spent": result.ledger.total().epsilon})
+        result = pc(data, ci_test="fisherz", alpha=alpha, max_order=max_order)
+        rows.append({"epsilon": math.nan, "algorithm": "pc", **_rates(result, dag),
+                     "seconds": time.perf_counter() - t0, "spent": 0.0, **common})
+    for epsilon in epsilons:
+        for algorithm in algorithms:
+            if algorithm == "pc":
+                continue
+            t0 = time.perf_counter()
+            if algorithm == "privpc_star":
+                result = privpc_star(data, bounds=bounds, epsilon_total=epsilon, alpha=alpha,
+                                     rng=_stream(seed, algorithm, epsilon), max_order=max_order)
+                spent = result.ledger.total().epsilon
+            else:
+                result = privpc_star_as_published(data, epsilon_total=epsilon, alpha=alpha,
+                                                  rng=_stream(seed, algorithm, epsilon), max_order=max_order)
+                spent = math.nan
+            rows.append({"epsilon": epsilon, "algorithm": algorithm, **_rates(result, dag),
+                         "seconds": time.perf_counter() - t0, "spent": spent, **common})
     return rows
 
 
@@ -122,12 +407,20 @@ PAPER_TABLES: dict[str, tuple[str, str, tuple, dict]] = {
     "XI": ("numerical", "sparseness", (0.1, 0.4, 0.7), {"epsilon": 1, "n": 10_000, "p": 20}),
 }
 
+PAPER_RUNTIME = {"setting": "n=5000, p=10, s=0.2", "lapmech": 111.0, "em_pc": 9.0,
+                 "source": "Sec. VI-A (R/pcalg, the authors' machine)"}
+"""The paper's average run times in seconds: shown beside ours, never judged."""
 
-def paper_grid(kind: str, *, tables: Sequence[str] | None = None, max_p: int | None = None) -> list[dict]:
+
+def paper_grid(kind: str, *, tables: Sequence[str] | None = None, min_p: int | None = None,
+               max_p: int | None = None) -> list[dict]:
     """Cells (p, sparseness, n, epsilons) covering the paper's tables of ``kind`` ("categorical"/"numerical").
 
     Settings shared by several tables are run once; all ε of one (p, s, n) run on the same data.
-    ``max_p`` drops settings with more nodes (used by the reduced profiles).
+    ``min_p``/``max_p`` keep settings with that many nodes (the profiles run large p separately).
+
+    >>> [c["p"] for c in paper_grid("numerical", tables=["X"])]
+    [10, 20, 50, 100]
     """
     if kind not in ("categorical", "numerical"):
         raise ValueError(f"kind must be 'categorical' or 'numerical', got {kind!r}")
@@ -137,7 +430,7 @@ def paper_grid(kind: str, *, tables: Sequence[str] | None = None, max_p: int | N
             continue
         for value in values:
             setting = {**fixed, varied: value}
-            if max_p is not None and setting["p"] > max_p:
+            if (max_p is not None and setting["p"] > max_p) or (min_p is not None and setting["p"] < min_p):
                 continue
             key = (setting["p"], setting["sparseness"], setting["n"])
             cells.setdefault(key, set()).add(setting["epsilon"])
@@ -145,44 +438,546 @@ def paper_grid(kind: str, *, tables: Sequence[str] | None = None, max_p: int | N
             for (p, s, n), eps in sorted(cells.items())]
 
 
-def paper_rows(results) -> "object":
-    """Mean and sd of TPR/FPR/TDR per paper table row, with the ``item`` names of data/paper_values/em_pc.csv."""
-    import pandas as pd
+# --------------------------------------------------------------------------- results per claim
 
+
+def _match(frame: pd.DataFrame, *, n, p, sparseness, epsilon=None) -> pd.Series:
+    mask = (np.isclose(frame["n"].astype(float), float(n)) & np.isclose(frame["p"].astype(float), float(p))
+            & np.isclose(frame["sparseness"].astype(float), float(sparseness)))
+    if epsilon is not None and not (isinstance(epsilon, float) and math.isnan(epsilon)):
+        mask &= np.isclose(frame["epsilon"].astype(float), float(epsilon))
+    return mask
+
+
+def claim_values(paper_values: pd.DataFrame, runs: pd.DataFrame, algorithm: str,
+                 *, line: str | None = None, kind: str | None = None) -> pd.DataFrame:
+    """Our mean, sd and run count for each claim of ``paper_values`` in the paper column ``algorithm``.
+
+    A claim's setting is (``kind``, ``epsilon``, ``n``, ``p``, ``sparseness``);
+    its rows are matched with the ``runs`` of our line ``line`` (default: the
+    declared line of the same name; pass a diagnostic's name to attach it).
+    Non-private PC ignores ε. Runs with NaN rates (e.g. LapMech over the
+    memory bound) do not count. Returns ``claim_id, item, metric, value, sd,
+    runs`` (value NaN when nothing ran).
+
+    >>> pv = pd.DataFrame([{"claim_id": "c", "item": "i", "kind": "categorical", "algorithm": "pc",
+    ...                     "epsilon": np.nan, "n": 100, "p": 3, "sparseness": 0.5, "metric": "tpr"}])
+    >>> runs = pd.DataFrame({"algorithm": ["pc", "pc"], "epsilon": [np.nan] * 2, "n": [100] * 2, "p": [3] * 2,
+    ...                      "sparseness": [0.5] * 2, "tpr": [0.5, 1.0]})
+    >>> claim_values(pv, runs, "pc")[["value", "runs"]].values.tolist()
+    [[0.75, 2.0]]
+    """
+    part = paper_values[paper_values["algorithm"] == algorithm]
+    if kind is not None:
+        part = part[part["kind"] == kind]
+    lines = runs[runs["algorithm"] == (algorithm if line is None else line)]
     records = []
-    for name, (_, varied, values, fixed) in PAPER_TABLES.items():
-        for value in values:
-            setting = {**fixed, varied: value}
-            part = results
-            for column, wanted in setting.items():
-                part = part[np.isclose(part[column].astype(float), float(wanted))]
-            for algorithm, rows in part.groupby("algorithm", sort=False):
-                for metric in ("tpr", "fpr", "tdr"):
-                    records.append({"table": name, "item": f"Table {name}: {varied}={value:g}, {algorithm}",
-                                    "metric": metric, "value": rows[metric].mean(), "sd": rows[metric].std(ddof=1),
-                                    "runs": int(rows[metric].notna().sum())})
-    return pd.DataFrame.from_records(records, columns=["table", "item", "metric", "value", "sd", "runs"])
+    for _, row in part.iterrows():
+        chosen = lines[_match(lines, n=row["n"], p=row["p"], sparseness=row["sparseness"],
+                              epsilon=None if algorithm == "pc" else row["epsilon"])]
+        values = chosen[row["metric"]].astype(float).dropna() if len(chosen) else pd.Series(dtype=float)
+        records.append({"claim_id": row["claim_id"], "item": row["item"], "metric": row["metric"],
+                        "value": values.mean() if len(values) else math.nan,
+                        "sd": values.std(ddof=1) if len(values) > 1 else math.nan, "runs": float(len(values))})
+    return pd.DataFrame.from_records(records, columns=["claim_id", "item", "metric", "value", "sd", "runs"])
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean, sd and run count of TPR/FPR/TDR (and ε spent, seconds) per setting and line.
+
+    PC's rows (ε NaN) keep ε NaN. Columns: ``n, p, sparseness, epsilon,
+    algorithm, metric, mean, sd, runs``.
+    """
+    keys = ["n", "p", "sparseness", "epsilon", "algorithm"]
+    columns = [c for c in (*METRICS, "spent", "seconds") if c in runs.columns]
+    long = runs.melt(id_vars=keys, value_vars=columns, var_name="metric", value_name="v")
+    long["epsilon"] = long["epsilon"].fillna(-1.0)
+    table = (long.groupby(keys + ["metric"], sort=True)["v"].agg(mean="mean", sd="std", runs="count")
+             .reset_index())
+    table["epsilon"] = table["epsilon"].where(table["epsilon"] >= 0)
+    return table
+
+
+def table_rows(summary: pd.DataFrame, table: str) -> pd.DataFrame:
+    """The rows of one paper table from :func:`summarise`: ``x`` (the varied value), line, metric, mean, sd.
+
+    PC (run once per data set) is repeated at each ε of a table that varies ε.
+    """
+    kind, varied, values, fixed = PAPER_TABLES[table]
+    frames = []
+    for value in values:
+        setting = {**fixed, varied: value}
+        part = summary[_match(summary, n=setting["n"], p=setting["p"], sparseness=setting["sparseness"])]
+        part = part[part["epsilon"].isna() | np.isclose(part["epsilon"].astype(float), float(setting["epsilon"]))]
+        frames.append(part.assign(x=float(value)))
+    out = pd.concat(frames, ignore_index=True) if frames else summary.iloc[:0].assign(x=[])
+    return out[out["metric"].isin(METRICS)]
+
+
+def lapmech_feasibility(runs: pd.DataFrame, *, max_cells: int = DEFAULT_MAX_CELLS) -> pd.DataFrame:
+    """Per categorical setting: draws whose full table fits in ``max_cells`` cells, and the largest table.
+
+    ``gib`` is what the largest drawn table needs at 4 bytes (float32) per cell.
+    """
+    part = runs[runs["algorithm"] == "pc"]
+    table = part.groupby(["n", "p", "sparseness"])["cells"].agg(
+        draws="count", fit=lambda c: int((c <= max_cells).sum()), smallest="min", largest="max").reset_index()
+    table["gib"] = table["largest"] * 4 / 2 ** 30
+    table["max_cells"] = max_cells
+    return table
+
+
+def no_stop_budget(runs: pd.DataFrame) -> pd.DataFrame:
+    """The ε really spent by :func:`em_pc_without_budget_stop` next to EM-PC's, per setting and stated ε.
+
+    Columns: ``n, p, sparseness, epsilon``, ``em_pc`` and ``em_pc_no_stop``
+    (mean ε spent), ``ratio`` (no-stop spent / stated ε) and ``runs``.
+    """
+    keys = ["n", "p", "sparseness", "epsilon"]
+    part = runs[runs["algorithm"].isin(["em_pc", "em_pc_no_stop"])]
+    table = part.pivot_table(index=keys, columns="algorithm", values="spent", aggfunc="mean").reset_index()
+    table["ratio"] = table["em_pc_no_stop"] / table["epsilon"]
+    table["runs"] = part[part["algorithm"] == "em_pc_no_stop"].groupby(keys)["spent"].count().values
+    return table
+
+
+def runtime_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean seconds per run of LapMech and EM-PC per categorical setting, and the paper's (shown, never judged)."""
+    part = runs[runs["algorithm"].isin(["lapmech", "em_pc"])]
+    table = (part.groupby(["n", "p", "sparseness", "algorithm"])["seconds"].mean().unstack("algorithm")
+             .reset_index())
+    table["lapmech / em_pc"] = table["lapmech"] / table["em_pc"]
+    table.insert(0, "source", "ours (this machine)")
+    paper = {"source": PAPER_RUNTIME["source"], "n": 5000, "p": 10, "sparseness": 0.2,
+             "lapmech": PAPER_RUNTIME["lapmech"], "em_pc": PAPER_RUNTIME["em_pc"],
+             "lapmech / em_pc": PAPER_RUNTIME["lapmech"] / PAPER_RUNTIME["em_pc"]}
+    return pd.concat([pd.DataFrame([paper]), table], ignore_index=True)
+
+
+# --------------------------------------------------------------------------- qualitative claims
+
+
+def em_pc_beats_lapmech(summary: pd.DataFrame, metric: str = "tdr") -> tuple[int, int]:
+    """(holds, cells) for "PrivPC has a higher ``metric`` than LapMech" over the categorical settings.
+
+    A cell is a setting (n, p, s, ε) of Tables III–VI where both lines have a
+    mean; it holds when EM-PC's mean is at least LapMech's (TDR: higher is
+    better). Settings with p = 5 are left out (the paper reports both equal).
+    """
+    part = summary[(summary["metric"] == metric) & summary["algorithm"].isin(["em_pc", "lapmech"])
+                   & (summary["p"] > 5)]
+    wide = part.pivot_table(index=["n", "p", "sparseness", "epsilon"], columns="algorithm", values="mean")
+    wide = wide.dropna(subset=[c for c in ("em_pc", "lapmech") if c in wide.columns])
+    if not {"em_pc", "lapmech"} <= set(wide.columns):
+        return 0, 0
+    return int((wide["em_pc"] >= wide["lapmech"] - 1e-12).sum()), int(len(wide))
+
+
+def privpc_star_matches_pc(summary: pd.DataFrame, *, level: float = 0.95) -> tuple[int, int]:
+    """(holds, cells) for "PrivPC* shows no significant difference from PC at ε ≥ 1 and n ≥ 1000".
+
+    Cells: every metric at the settings of Tables VIII–IX with ε ≥ 1, n ≥ 1000
+    (p = 10, s = 0.4). It holds when |mean PrivPC* − mean PC| is within the
+    two-sample interval z·√(sd₁²/n₁ + sd₂²/n₂) at ``level`` (at least 0.0005).
+    """
+    from scipy import stats
+
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    pcs = summary[(summary["algorithm"] == "pc") & (summary["p"] == 10) & np.isclose(summary["sparseness"], 0.4)]
+    private = summary[(summary["algorithm"] == "privpc_star") & (summary["p"] == 10)
+                      & np.isclose(summary["sparseness"], 0.4) & (summary["epsilon"] >= 1) & (summary["n"] >= 1000)]
+    holds = cells = 0
+    for _, row in private[private["metric"].isin(METRICS)].iterrows():
+        ref = pcs[(pcs["n"] == row["n"]) & (pcs["metric"] == row["metric"])]
+        if ref.empty:
+            continue
+        ref = ref.iloc[0]
+        half = z * math.sqrt(np.nan_to_num(row["sd"]) ** 2 / max(row["runs"], 1)
+                             + np.nan_to_num(ref["sd"]) ** 2 / max(ref["runs"], 1))
+        cells += 1
+        holds += int(abs(row["mean"] - ref["mean"]) <= max(half, 0.0005))
+    return holds, cells
+
+
+# --------------------------------------------------------------------------- UCI Adult (Fig. 1)
 
 
 def adult_case_study(*, epsilon: float = 10.0, rng: RngLike, alpha: float = 0.01, max_rows: int | None = None,
-                     max_order: int | None = None, distance: Literal["lipschitz", "search"] = "lipschitz") -> dict:
+                     max_order: int | None = None, repetitions: int = 1,
+                     lines: Sequence[str] = ("em_pc", "em_pc_no_stop")) -> dict:
     """Fig. 1 of paper 000: non-private PC on UCI Adult as the reference CPDAG, EM-PC at ``epsilon`` against it.
 
-    Returns ``{"reference", "private" (PCResult), "rates" (TPR/FPR/TDR of the private CPDAG's skeleton
-    against the reference), "n", "edges_reference", "edges_private"}``. ``max_rows`` keeps the first rows
-    only (for quick checks; the paper uses all 48 842). ``distance`` is EM-PC's distance-score method.
+    The reference is computed once; each line in ``lines`` ("em_pc": the
+    library's EM-PC; "em_pc_no_stop": :func:`em_pc_without_budget_stop`, not
+    DP; "em_pc_search": search scores, no proven guarantee) runs
+    ``repetitions`` times with independent streams. Returns ``{"reference"
+    (PCResult), "private" (the first "em_pc" run, for the figure), "runs"
+    (DataFrame: line, repetition, tpr, fpr, tdr, edges, spent), "n",
+    "edges_reference", "max_order"}``. ``max_rows`` keeps the first rows only (quick
+    checks; the paper uses all 48 842).
     """
-    from dpcd.discovery.pc import pc
-    from dpcd.graphs import tpr_fpr_tdr
-
     from .realdata import load_adult
 
+    repetitions = check_int(repetitions, "repetitions", minimum=1)
+    unknown = sorted(set(lines) - {"em_pc", "em_pc_no_stop", "em_pc_search"})
+    if unknown:
+        raise ValueError(f"lines: unknown {unknown}; choose from em_pc, em_pc_no_stop, em_pc_search")
     adult = load_adult()
     data, levels = adult.data, adult.levels  # the discretisation's categories are public
     if max_rows is not None:
         data = data.iloc[:check_int(max_rows, "max_rows", minimum=10)]
     reference = pc(data, ci_test="g2", alpha=alpha, max_order=max_order)
-    private = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=rng, max_order=max_order,
-                    distance=distance)
-    return {"reference": reference, "private": private, "rates": tpr_fpr_tdr(private.cpdag, reference.cpdag),
-            "n": len(data), "edges_reference": len(reference.skeleton), "edges_private": len(private.skeleton)}
+    seed = int(as_rng(rng).integers(2 ** 63))
+    records, first = [], None
+    for line in lines:
+        for repetition in range(repetitions):
+            generator = np.random.default_rng([seed, _STREAM[line], repetition])
+            if line == "em_pc_no_stop":
+                result = em_pc_without_budget_stop(data, levels=levels, epsilon_total=epsilon, alpha=alpha,
+                                                   rng=generator, max_order=max_order)
+                spent = result.info["spent"]
+            else:
+                result = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
+                               max_order=max_order, distance="search" if line == "em_pc_search" else "lipschitz")
+                spent = result.ledger.total().epsilon
+                if line == "em_pc" and first is None:
+                    first = result
+            records.append({"algorithm": line, "repetition": repetition,
+                            **tpr_fpr_tdr(result.cpdag, reference.cpdag, convention="pcalg"),
+                            "edges": len(result.skeleton), "spent": spent})
+    return {"reference": reference, "private": first, "runs": pd.DataFrame.from_records(records), "n": len(data),
+            "edges_reference": len(reference.skeleton), "max_order": max_order}
+
+
+def adult_summary(case: dict) -> pd.DataFrame:
+    """Mean, sd and run count per line and metric of :func:`adult_case_study` (``algorithm``, ``metric``, ...)."""
+    runs = case["runs"]
+    long = runs.melt(id_vars=["algorithm"], value_vars=[*METRICS, "edges", "spent"], var_name="metric")
+    return (long.groupby(["algorithm", "metric"], sort=False)["value"].agg(mean="mean", sd="std", runs="count")
+            .reset_index())
+
+
+
+# --------------------------------------------------------------------------- figures
+
+_MARKERS = {"pc": "o", "lapmech": "^", "em_pc": "s", "privpc_star": "v", "em_pc_no_stop": "s",
+            "lapmech_observed": "^", "em_pc_search": "D", "privpc_star_paper": "v"}
+_STYLES = {"em_pc_no_stop": "--", "lapmech_observed": "--", "em_pc_search": ":", "privpc_star_paper": "--"}
+_XLABELS = {"epsilon": "ε", "n": "n", "p": "p", "sparseness": "s"}
+
+
+def _paper_points(paper_values: pd.DataFrame, table: str, column: str, metric: str) -> tuple[list, list]:
+    _, varied, values, fixed = PAPER_TABLES[table]
+    xs, ys = [], []
+    rows = paper_values[(paper_values["algorithm"] == column) & (paper_values["metric"] == metric)]
+    for value in values:
+        setting = {**fixed, varied: value}
+        hit = rows[_match(rows, n=setting["n"], p=setting["p"], sparseness=setting["sparseness"],
+                          epsilon=None if column == "pc" else float(setting["epsilon"]))]
+        if len(hit):
+            xs.append(float(value))
+            ys.append(float(hit["value"].iloc[0]))
+    return xs, ys
+
+
+def _tick_label(value: float, varied: str) -> str:
+    if varied == "n":
+        return f"{value / 1000:g}k" if value >= 1000 else f"{value:g}"
+    return f"{value:g}"
+
+
+def plot_tables(summary: pd.DataFrame, paper_values: pd.DataFrame, tables: Sequence[str], lines: Sequence[str],
+                *, paper_columns: Sequence[str] = (), title: str | None = None):
+    """One row per paper table, one panel per metric: our ``lines`` (mean ± sd) and the paper's printed values.
+
+    The paper's numbers of ``paper_columns`` are marked with open black markers
+    of the column's shape (:func:`dpcd_papers.plotting.mark_paper_values`).
+    At most :data:`dpcd_papers.plotting.MAX_LINES_PER_PANEL` lines per panel;
+    one legend below the panels. Returns the figure.
+    """
+    import matplotlib.pyplot as plt
+
+    from . import plotting
+
+    if len(lines) + (1 if paper_columns else 0) > plotting.MAX_LINES_PER_PANEL:
+        raise ValueError(f"at most {plotting.MAX_LINES_PER_PANEL} lines per panel, got {list(lines)} and the paper")
+    fig, axes = plt.subplots(len(tables), 3, figsize=(11, 2.5 * len(tables) + 0.9), squeeze=False)
+    palette = plotting.palette_for([LABELS[line] for line in lines])
+    for row, table in zip(axes, tables):
+        _, varied, values, _ = PAPER_TABLES[table]
+        rows = table_rows(summary, table)
+        for ax, metric in zip(row, METRICS):
+            for line in lines:
+                part = rows[(rows["algorithm"] == line) & (rows["metric"] == metric)].sort_values("x")
+                ax.errorbar(part["x"], part["mean"], yerr=part["sd"].fillna(0.0), label=LABELS[line],
+                            color=palette[LABELS[line]], marker=_MARKERS[line], linestyle=_STYLES.get(line, "-"),
+                            markersize=4, capsize=2, linewidth=1.3)
+            for column in paper_columns:
+                xs, ys = _paper_points(paper_values, table, column, metric)
+                plotting.mark_paper_values(ax, xs, ys, marker=_MARKERS[column], size=40,
+                                           label="paper (marker of its column)")
+            if varied in ("epsilon", "n") or max(values) / min(values) >= 5:
+                ax.set_xscale("log")
+            ax.set_xticks([float(v) for v in values])
+            ax.set_xticklabels([_tick_label(float(v), varied) for v in values], fontsize=8)
+            ax.minorticks_off()
+            ax.set_ylim(-0.05, 1.05)
+            ax.tick_params(axis="y", labelsize=8)
+            ax.set_xlabel(_XLABELS[varied], fontsize=9, labelpad=1)
+            ax.set_title(f"Table {table}: {metric.upper()}", fontsize=9)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8, frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.9 / (2.5 * len(tables) + 0.9), 1, 1))
+    return fig
+
+
+def plot_implied_edges(table: pd.DataFrame):
+    """Stated (s·p(p−1)/2) against implied (:func:`implied_edges`) true edges per setting, log–log, with y = x."""
+    import matplotlib.pyplot as plt
+
+    from . import plotting
+
+    fig, ax = plt.subplots(figsize=(5.2, 4.2))
+    colours = plotting.palette_for(["categorical", "numerical"])
+    for kind, part in table.groupby("kind"):
+        ax.scatter(part["stated_edges"], part["implied_edges"], s=28, color=colours[kind], label=f"{kind} tables",
+                   marker="o" if kind == "categorical" else "v")
+    values = pd.concat([table["stated_edges"], table["implied_edges"]]).dropna()
+    low, high = max(values.min() * 0.7, 0.5), values.max() * 1.4
+    ax.plot([low, high], [low, high], color="black", linewidth=1, linestyle=":", label="implied = stated")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("true edges stated (s·p(p−1)/2)")
+    ax.set_ylabel("true edges implied by TPR/FPR/TDR")
+    ax.set_title("Paper 000: edges implied by the printed rates", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------- paper vs reproduced
+
+
+def _fmt(value: float) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+
+
+def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, numerical: pd.DataFrame,
+                     adult: dict | None) -> pd.DataFrame:
+    """Every claim of ``paper_values`` judged by its declared line, diagnostics attached, misses diagnosed.
+
+    ``categorical``/``numerical`` are the run tables of :func:`run_cell` /
+    :func:`run_numerical_cell` (via ``run_grid``), ``adult`` the result of
+    :func:`adult_case_study` (or None). The paper column of each claim is
+    answered by :data:`LINES`; :data:`DIAGNOSTIC_OF` is attached beside it and
+    never changes a verdict. Two claims without a number (Sec. VI-A: PrivPC has
+    a better TDR than LapMech; Sec. VI-B: PrivPC* no different from PC at
+    ε ≥ 1, n ≥ 1000) are judged by :func:`em_pc_beats_lapmech` and
+    :func:`privpc_star_matches_pc`. Every miss gets a one-line diagnosis
+    (:func:`diagnosis_of`). Returns the comparison (columns
+    :data:`dpcd_papers.reporting.COMPARISON_COLUMNS`).
+    """
+    from . import reporting
+
+    frames = []
+    diagnostics = []
+    runs_of = {"categorical": categorical, "numerical": numerical}
+    for kind, runs in runs_of.items():
+        for column in ("pc", "lapmech", "em_pc", "privpc_star"):
+            claims = paper_values[(paper_values["kind"] == kind) & (paper_values["algorithm"] == column)]
+            if claims.empty:
+                continue
+            ours = claim_values(claims, runs, column)
+            judged = reporting.compare(claims, ours, on=["item", "metric"], line=LINES[column], paper="em_pc")
+            if column == "lapmech":  # LapMech runs only on the draws whose full table fits the memory bound
+                draws = claim_values(claims.assign(algorithm="pc"), runs, "pc")["runs"].to_numpy()
+                short = ours["runs"].to_numpy() < draws
+                judged.loc[short, "note"] = [f"{note}; ours: LapMech ran on {int(r)} of {int(d)} draws (the others' "
+                                             f"full table exceeds {DEFAULT_MAX_CELLS:,} cells)" for note, r, d in
+                                             zip(judged.loc[short, "note"], ours["runs"][short], draws[short])]
+            frames.append(judged)
+            if column in DIAGNOSTIC_OF:
+                diagnostic = DIAGNOSTIC_OF[column]
+                diagnostics.append((LABELS[diagnostic], claim_values(claims, runs, column, line=diagnostic)))
+    claims = paper_values[paper_values["kind"] == "adult"]
+    if adult is not None and len(claims):
+        summary = adult_summary(adult)
+
+        def adult_values(line: str) -> pd.DataFrame:
+            part = summary[summary["algorithm"] == line].set_index("metric")
+            return pd.DataFrame({"claim_id": claims["claim_id"].values, "item": claims["item"].values,
+                                 "metric": claims["metric"].values,
+                                 "value": [part["mean"].get(m, math.nan) for m in claims["metric"]],
+                                 "sd": [part["sd"].get(m, math.nan) for m in claims["metric"]],
+                                 "runs": [part["runs"].get(m, 0) for m in claims["metric"]]})
+
+        frames.append(reporting.compare(claims, adult_values("em_pc"), on=["item", "metric"], line=LINES["em_pc"],
+                                        paper="em_pc"))
+        if (summary["algorithm"] == "em_pc_no_stop").any():
+            diagnostics.append((LABELS["em_pc_no_stop"], adult_values("em_pc_no_stop")))
+    elif len(claims):
+        frames.append(reporting.compare(claims, pd.DataFrame({"item": claims["item"], "metric": claims["metric"],
+                                                              "value": math.nan}),
+                                        on=["item", "metric"], line=LINES["em_pc"], paper="em_pc"))
+    comparison = pd.concat(frames, ignore_index=True)
+    for name, values in diagnostics:
+        values = values.dropna(subset=["value"])
+        if len(values):
+            comparison = reporting.attach_diagnostic(comparison, values, name=name)
+
+    # two claims without a number (rules fixed in em_pc_beats_lapmech / privpc_star_matches_pc)
+    cat_summary, num_summary = summarise(categorical), summarise(numerical)
+    holds, cells = em_pc_beats_lapmech(cat_summary)
+    quality = [reporting.qualitative_claim(
+        "em_pc", "em_pc:text:em_pc-beats-lapmech:tdr",
+        "Sec. VI-A: PrivPC achieves much better utility than LapMech (TDR, Tables III-VI)",
+        "EM-PC's mean TDR is at least LapMech's in every setting of Tables III-VI with p > 5",
+        holds=holds, cells=cells, line="em_pc vs lapmech",
+        note="cells: the settings (n, p, s, epsilon) of Tables III-VI with p > 5 where both lines ran")]
+    relabelled = cat_summary.assign(algorithm=cat_summary["algorithm"].map(
+        {"em_pc_no_stop": "em_pc", "lapmech_observed": "lapmech"}).fillna("other"))
+    diag_holds, diag_cells = em_pc_beats_lapmech(relabelled)
+    holds, cells = privpc_star_matches_pc(num_summary)
+    quality.append(reporting.qualitative_claim(
+        "em_pc", "em_pc:text:privpc_star-matches-pc",
+        "Sec. VI-B: with epsilon >= 1 (Table VIII) and n >= 1000 (Table IX) PrivPC* has no significant difference "
+        "from non-private PC", "|PrivPC* - PC| within the two-sample 95 % interval of our runs, per metric",
+        holds=holds, cells=cells, line="privpc_star vs pc",
+        note="cells: TPR/FPR/TDR at (epsilon=10, n=10000), (epsilon=1, n=10000), (epsilon=1, n=1000); p=10, s=0.4"))
+    relabelled_num = num_summary.assign(algorithm=num_summary["algorithm"].map(
+        {"privpc_star_paper": "privpc_star", "pc": "pc"}).fillna("other"))
+    num_holds, num_cells = privpc_star_matches_pc(relabelled_num)
+    quality = pd.DataFrame.from_records(quality, columns=list(reporting.COMPARISON_COLUMNS))
+    quality.loc[0, ["diagnostic", "diagnostic_value"]] = [
+        "EM-PC without budget stop vs LapMech on observed cells (both not DP)",
+        diag_holds / diag_cells if diag_cells else math.nan]
+    quality.loc[1, ["diagnostic", "diagnostic_value"]] = [
+        LABELS["privpc_star_paper"] + " vs PC", num_holds / num_cells if num_cells else math.nan]
+    comparison = pd.concat([comparison, quality], ignore_index=True)
+    context = _context(paper_values, comparison, categorical, numerical, adult)
+    explained = reporting.explained(comparison)
+    return reporting.diagnose(comparison, lambda row: diagnosis_of(row, context, bool(explained.loc[row.name])))
+
+
+def _context(paper_values, comparison, categorical, numerical, adult) -> dict:
+    verdict = dict(zip(comparison["claim_id"], comparison["verdict"]))
+    implied = implied_edge_table(paper_values)
+    spent = pd.concat([categorical, numerical], ignore_index=True)
+    spent = spent[spent["algorithm"] == "em_pc_no_stop"]
+    ratio = (spent["spent"] / spent["epsilon"]).mean() if len(spent) else math.nan
+    search = summarise(categorical)
+    search = search[search["algorithm"] == "em_pc_search"]
+    return {"paper": paper_values.set_index("claim_id"), "verdict": verdict, "implied": implied,
+            "no_stop_ratio": ratio, "search": search, "feasibility": lapmech_feasibility(categorical),
+            "adult_edges": None if adult is None else adult["edges_reference"],
+            "adult_max_order": None if adult is None else adult.get("max_order"),
+            "adult_ratio": (None if adult is None or not (adult["runs"]["algorithm"] == "em_pc_no_stop").any()
+                            else float(adult["runs"].query("algorithm == 'em_pc_no_stop'")["spent"].mean()) / 10.0)}
+
+
+def _pc_claim(row: pd.Series) -> str:
+    short = "cat" if row["kind"] == "categorical" else "num"
+    return f"em_pc:{short}:pc:n={int(row['n'])},p={int(row['p'])},s={float(row['sparseness']):g}:{row['metric']}"
+
+
+def _implied_text(context: dict, row: pd.Series) -> str:
+    table = context["implied"]
+    hit = table[(table["algorithm"] == "pc") & (table["kind"] == row["kind"])
+                & _match(table, n=row["n"], p=row["p"], sparseness=row["sparseness"])]
+    if hit.empty:
+        return ""
+    ratio = float(hit["implied / stated"].iloc[0])
+    if not math.isfinite(ratio) or abs(ratio - 1.0) <= 0.25:
+        return ""
+    return (f"the paper's own PC TPR/FPR/TDR imply ≈{hit['implied_edges'].iloc[0]:.0f} true edges where s states "
+            f"{hit['stated_edges'].iloc[0]:.0f} (em_pc_implied_edges), so its graphs are not the stated ones")
+
+
+def diagnosis_of(row: pd.Series, context: dict, explained: bool) -> str:
+    """One line naming the cause of a miss and the diagnostic that reproduces the paper's number (or none, and why).
+
+    The rule is fixed before the run: it reads the claim's paper column and
+    setting, whether the attached diagnostic lies within the tolerance
+    (``explained``), the verdict of non-private PC at the same setting, the
+    edge counts implied by the paper's rates, the memory LapMech's full table
+    needs, and the ε the no-stop diagnostic really spends.
+    """
+    claim = row["claim_id"]
+    if claim.startswith("em_pc:text:") and row["verdict"] == "not computed":
+        return "no setting of this profile ran both lines; the quick and full profiles compute it"
+    if claim.startswith("em_pc:text:em_pc-beats"):
+        return ("the budget stop leaves EM-PC with extra edges (lower TDR) in some settings (em_pc_tables); EM-PC "
+                f"without the stop vs LapMech on observed cells (not DP) holds in {_fmt(row['diagnostic_value'])} of "
+                "the cells" + (" and reproduces the claim" if explained else ", not enough either"))
+    if claim.startswith("em_pc:text:privpc_star"):
+        return ("our PrivPC* pays for public ±4σ bounds, a private standardisation (10 % of ε) and replace-one (twice "
+                f"the add/remove sensitivity); PrivPC* as published (not DP) holds in {_fmt(row['diagnostic_value'])}"
+                " of the cells" + (": the calibration is the cause" if explained else "; no line reproduces it"))
+    paper = context["paper"].loc[claim]
+    column, kind = paper["algorithm"], paper["kind"]
+    if row["verdict"] == "not computed":
+        if column == "lapmech":
+            feasibility = context["feasibility"]
+            hit = feasibility[_match(feasibility, n=paper["n"], p=paper["p"], sparseness=paper["sparseness"])]
+            if len(hit):
+                h = hit.iloc[0]
+                return (f"the full table has {int(h['smallest']):,}-{int(h['largest']):,} cells in our draws "
+                        f"({int(h['fit'])} of {int(h['draws'])} within the {int(h['max_cells']):,}-cell bound): LapMech "
+                        f"needs up to {h['gib']:.1f} GiB (4 bytes x cells) and one pass over it per test; run with "
+                        "max_cells raised on a machine with that memory and more repetitions; LapMech on observed "
+                        f"cells (not DP) gives {_fmt(row['diagnostic_value'])}")
+        return "not run in this profile (smoke runs a few settings only); the quick and full profiles compute it"
+    if kind == "adult":
+        edges, cap = context["adult_edges"], context.get("adult_max_order")
+        capped = "" if cap is None else f" (conditioning sets of size <= {cap} in this profile)"
+        text = (f"the reference differs: the paper does not publish its discretisation; our non-private PC CPDAG on "
+                f"Adult has {edges} edges{capped} where the paper's has 31")
+        if explained:
+            return text + (f"; EM-PC without the budget stop (not DP, spends {context['adult_ratio']:.1f}x epsilon) "
+                           "gives the paper's number")
+        return text + f"; EM-PC without the budget stop (not DP) gives {_fmt(row['diagnostic_value'])}, not it either"
+    pc_verdict = context["verdict"].get(_pc_claim(paper), "reproduced")
+    implied = _implied_text(context, paper)
+    if column == "pc":
+        if implied:
+            return f"the data differ: {implied}; PC has no private part, no diagnostic line applies"
+        model = "Dirichlet(1) CPTs" if kind == "categorical" else "U(0.1, 1) edge weights"
+        return (f"the data differ: our random DAGs and {model} are not the paper's graphs and models (TETRAD, not "
+                "published); PC has no private part, no diagnostic line applies")
+    if pc_verdict != "reproduced":
+        reason = implied or "our random graphs are not the paper's (unpublished) ones"
+        base = f"the data differ: non-private PC at this setting is not reproduced either ({reason})"
+        if explained:
+            return base + f"; {row['diagnostic']} gives the paper's number"
+        return base + f"; {row['diagnostic']} gives {_fmt(row['diagnostic_value'])}"
+    if column == "em_pc":
+        if explained:
+            return ("the budget stop: epsilon/30 per round pays ~15-29 rounds, so edges that need a conditioning set "
+                    f"survive; EM-PC without the stop (not DP, spends {context['no_stop_ratio']:.2f}x epsilon on "
+                    "average) gives the paper's number")
+        search = context["search"]
+        hit = search[_match(search, n=paper["n"], p=paper["p"], sparseness=paper["sparseness"],
+                            epsilon=float(paper["epsilon"])) & (search["metric"] == paper["metric"])]
+        value = float(hit["mean"].iloc[0]) if len(hit) else math.nan
+        text = ("the scores: our provable (Lipschitz) distance scores are lower bounds of the paper's exact distance "
+                f"and select less sharply; without the budget stop (not DP) ours is {_fmt(row['diagnostic_value'])}")
+        if abs(value - float(row["paper_value"])) <= float(row["tolerance"]) + 1e-12:
+            return text + f"; with search scores (no proven guarantee) {_fmt(value)}, within the tolerance"
+        return text + (f", with search scores (no proven guarantee) {_fmt(value)}; no diagnostic line gives the "
+                       "paper's number")
+    if column == "lapmech":
+        if explained:
+            return ("noise on all cells of the full table piles up in every marginal, so tests see dependence; LapMech "
+                    "with noise on the observed cells only (not DP) gives the paper's number")
+        return ("noise on all cells of the full table piles up in every marginal; LapMech with noise on observed cells "
+                f"only (not DP) gives {_fmt(row['diagnostic_value'])}, so neither reading gives the paper's number")
+    if column == "privpc_star":
+        if explained:
+            return ("the calibration: ours has public ±4σ bounds, a private standardisation and replace-one "
+                    "sensitivity; PrivPC* as published (data standardisation, Thm. 2 noise; not DP) gives the "
+                    "paper's number")
+        return ("the calibration (public bounds, private standardisation, replace-one) costs accuracy; PrivPC* as "
+                f"published (not DP) gives {_fmt(row['diagnostic_value'])}, not the paper's number either")
+    return "no diagnostic line for this claim"
