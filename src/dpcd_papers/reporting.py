@@ -401,7 +401,7 @@ def qualitative_claim(paper: str, claim_id: str, item: str, claim: str, *, holds
         raise ValueError(f"share must lie in (0, 1], got {share}")
     fraction = holds / cells if cells else math.nan
     verdict = "not computed" if cells == 0 else ("reproduced" if fraction >= share else "not reproduced")
-    counted = f"holds in {holds} of {cells} cells" if cells else "no cell computed"
+    counted = f"holds in {holds} of {cells} cell{'' if cells == 1 else 's'}" if cells else "no cell computed"
     return {"claim_id": claim_id, "paper": paper, "item": item, "metric": QUALITATIVE_METRIC,
             "paper_value": claim, "ours": fraction, "difference": math.nan, "tolerance": share,
             "verdict": verdict, "line": line, "diagnosis": diagnosis, "diagnostic": "", "diagnostic_value": math.nan,
