@@ -187,6 +187,9 @@ def test_diagnose_and_attach_diagnostic():
                                                             diagnosis="d")])
     holds = reporting.attach_diagnostic(qualitative, pd.DataFrame({"claim_id": ["p:x"], "value": [0.9]}), name="d")
     assert reporting.explained(holds).tolist() == [True]
+    unmatched = reporting.attach_diagnostic(qualitative, pd.DataFrame({"claim_id": ["other"], "value": [0.9]}),
+                                            name="d")
+    assert unmatched["diagnostic"].tolist() == [""] and math.isnan(unmatched["diagnostic_value"].iloc[0])
 
 
 # --------------------------------------------------------------------------- REPORT.md

@@ -51,6 +51,7 @@ from .datasets import random_dag, sample_categorical, sample_linear_gaussian
 from .graphs import cpdag_pair_prf, dag_to_cpdag, skeleton_prf
 from .privacy.relation import relation as as_relation
 from .registry import ALGORITHMS, AlgorithmSpec, AlgorithmUnavailable, PlanRefused, calibrate, choose_algorithm
+from .release.preparation import choose_kind, load_schema, run_algorithm, view_for
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
@@ -206,8 +207,6 @@ def plan(
         ``table`` with one row per (algorithm, ε), the ``auto`` pick and the
         plain statement that the forecast is synthetic.
     """
-    from .release.api import _view, choose_kind, load_schema, run_algorithm
-
     declared = load_schema(schema)
     n = check_int(n, "n", minimum=10)
     epsilons = [epsilon] if isinstance(epsilon, (int, float, np.floating, np.integer)) else list(epsilon)
@@ -231,7 +230,7 @@ def plan(
     rows = []
     for spec in specs:
         try:
-            view = _view(declared, spec)
+            view = view_for(declared, spec)
         except SchemaError as error:
             rows += [_row(spec, e, delta, auto, f"not applicable: {error}") for e in epsilons]
             continue

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from dpcd.discovery.em_pc import PUBLIC as EM_PC_PUBLIC
-from dpcd.discovery.em_pc import EMPCDecider, _check_split, default_max_distance, em_pc
+from dpcd.discovery.em_pc import EMPCDecider, round_split, default_max_distance, em_pc
 from dpcd.discovery.lapmech import DEFAULT_MAX_CELLS, NoisyTableDecider, lapmech
 from dpcd.discovery.pc import PCResult, node_names_of, pc, run_pc
 from dpcd.graphs import tpr_fpr_tdr
@@ -115,7 +115,7 @@ def em_pc_without_budget_stop(data, *, levels, epsilon_total: float, alpha: floa
     alpha = check_probability(alpha, "alpha")
     if distance not in ("lipschitz", "search"):
         raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")
-    e1, e2 = _check_split(epsilon, None)
+    e1, e2 = round_split(epsilon, None)
     codes = np.asfortranarray(as_data_matrix(data, kind="discrete", min_rows=0))
     names = node_names_of(data, None)
     p = codes.shape[1]
@@ -197,7 +197,7 @@ def privpc_star_as_published(data, *, epsilon_total: float, alpha: float = 0.01,
     >>> privpc_star_as_published(d.data, epsilon_total=1.0, rng=2).info["sensitivity"] == 4 * 5 / (2 * 4999)
     True
     """
-    from dpcd.discovery.privpc_star import _MatrixDecider, repair_correlation
+    from dpcd.discovery.privpc_star import CorrelationMatrixDecider, repair_correlation
 
     epsilon = check_epsilon(epsilon_total, "epsilon_total")
     alpha = check_probability(alpha, "alpha")
@@ -211,7 +211,7 @@ def privpc_star_as_published(data, *, epsilon_total: float, alpha: float = 0.01,
     d = np.sqrt(np.clip(np.diag(noisy), 1e-6, None))
     noisy = noisy / np.outer(d, d)
     np.fill_diagonal(noisy, 1.0)
-    decider = _MatrixDecider(repair_correlation(noisy, min_eigenvalue=min_eigenvalue), n, alpha)
+    decider = CorrelationMatrixDecider(repair_correlation(noisy, min_eigenvalue=min_eigenvalue), n, alpha)
     result = run_pc(names, decider, max_order=max_order)
     return PCResult(result.nodes, result.cpdag, result.skeleton, result.sepsets, result.n_tests,
                     result.tests_per_order, None, False,

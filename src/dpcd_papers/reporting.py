@@ -418,9 +418,11 @@ def attach_diagnostic(comparison: pd.DataFrame, values: pd.DataFrame, *, name: s
     """
     comparison = _check_frame(comparison, "comparison").copy()
     lookup = {row[on]: _as_float(row[value_column]) for _, row in values.iterrows()}
-    match = comparison[on].map(lambda key: key in lookup)
-    comparison.loc[match, "diagnostic"] = name
-    comparison.loc[match, "diagnostic_value"] = comparison.loc[match, on].map(lookup)
+    match = comparison[on].map(lambda key: key in lookup).astype(bool)
+    comparison["diagnostic"] = comparison["diagnostic"].astype(object).where(~match, name)
+    values = comparison[on].map(lambda key: lookup.get(key, math.nan)).astype(float)
+    comparison["diagnostic_value"] = pd.to_numeric(comparison["diagnostic_value"], errors="coerce").where(~match,
+                                                                                                          values)
     return comparison
 
 

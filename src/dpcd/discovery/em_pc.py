@@ -115,7 +115,7 @@ from ..validation import (
 )
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["EMPCDecider", "em_pc", "plan", "RELATION", "PUBLIC", "default_max_distance"]
+__all__ = ["EMPCDecider", "em_pc", "plan", "RELATION", "PUBLIC", "default_max_distance", "round_split"]
 
 RELATION = ADD_REMOVE
 """EM-PC's guarantee is proven under add/remove one record."""
@@ -238,8 +238,12 @@ class EMPCDecider(Decider):
         return removed, n_tests
 
 
-def _check_split(epsilon: float, epsilon_split) -> tuple[float, float]:
-    """(ε₁, ε₂) of one round: the paper's ε/30 each, or the given pair (their sum at most ε)."""
+def round_split(epsilon: float, epsilon_split) -> tuple[float, float]:
+    """(ε₁, ε₂) of one round: the paper's ε/30 each, or the given pair (their sum at most ε).
+
+    >>> round_split(3.0, None)
+    (0.1, 0.1)
+    """
     if epsilon_split is None:
         return epsilon / 30.0, epsilon / 30.0
     try:
@@ -266,7 +270,7 @@ def plan(*, epsilon_total: float, epsilon_split=None) -> PrivacyPlan:
     3.0
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    e1, e2 = _check_split(epsilon_total, epsilon_split)
+    e1, e2 = round_split(epsilon_total, epsilon_split)
     ledger = PrivacyLedger("add/remove", public=PUBLIC)
     ledger.charge("EM-PC rounds (q2 count + q1 draws) under the budget filter", epsilon=epsilon_total,
                   kind="pure", note="the filter stops before the rounds' charges exceed epsilon_total")
@@ -331,7 +335,7 @@ def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLi
     started = time.perf_counter()
     epsilon = check_epsilon(epsilon_total, "epsilon_total")
     alpha = check_probability(alpha, "alpha")
-    e1, e2 = _check_split(epsilon, epsilon_split)
+    e1, e2 = round_split(epsilon, epsilon_split)
     exact_states = check_int(exact_states, "exact_states", minimum=0)
     if distance not in ("lipschitz", "search"):
         raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")

@@ -67,7 +67,7 @@ from ..validation import (
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = ["moment_sensitivity", "scale_sensitivity", "MIN_SCALE", "scale_to_box", "clip_records", "noisy_correlation", "repair_correlation",
-           "privpc_star", "plan", "RELATION", "PUBLIC"]
+           "privpc_star", "plan", "RELATION", "PUBLIC", "CorrelationMatrixDecider"]
 
 RELATION = REPLACE_ONE
 """PrivPC*'s guarantee is proven under replace one record, with n public."""
@@ -209,7 +209,14 @@ def noisy_correlation(X: np.ndarray, *, bounds, epsilon: float, rng: RngLike, st
                       "noisy_pd": positive_definite, "nonpositive_variances": int(np.count_nonzero(diag <= 0))}
 
 
-class _MatrixDecider(Decider):
+class CorrelationMatrixDecider(Decider):
+    """Fisher-z decisions from a (released) correlation matrix: independent when p > α; post-processing only.
+
+    >>> import numpy as np
+    >>> CorrelationMatrixDecider(np.eye(3), 1000, 0.05).decide(0, 1, ())
+    True
+    """
+
     def __init__(self, corr: np.ndarray, n: int, alpha: float):
         self.corr, self.n, self.alpha = corr, n, alpha
         self._cache: dict = {}
@@ -314,7 +321,7 @@ def privpc_star(data, *, bounds, epsilon_total: float, alpha: float = 0.01, rng:
     ledger = PrivacyLedger("replace", public=PUBLIC)
     for mechanism, eps, sensitivity in facts.pop("charges"):
         ledger.charge(mechanism, epsilon=eps, kind="laplace", sensitivity=sensitivity, scale=sensitivity / eps)
-    decider = _MatrixDecider(corr, n, alpha)
+    decider = CorrelationMatrixDecider(corr, n, alpha)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger)
     return replace(result, info={"algorithm": "privpc_star", "epsilon_total": epsilon, "alpha": alpha,
                                  "standardise": standardise, **facts, "correlation": corr})
