@@ -12,6 +12,7 @@ from dpcd.ci.rcit import RCITTester
 from dpcd.discovery.pc import PValueDecider, run_pc
 from dpcd.discovery.pcd import pcd, pcd_decision
 from dpcd.validation import as_rng
+from dpcd_papers import pcd as pcd_cells
 from dpcd_papers.pcd import ci_error_cell, discovery_cell, sample_ci_case
 
 
@@ -100,3 +101,93 @@ def test_bad_arguments():
         pcd(data, epsilon_per_test=1.0, rng=0, alpha=1.5)
     with pytest.raises(ValueError, match="case"):
         ci_error_cell(n=30, case="other", ci_test="rcit", rng=0)
+
+
+# --------------------------------------------------------------------------- the paper-as-run diagnostic
+
+
+def test_the_score_on_the_paper_scale_shrinks_delta_p_and_gives_the_papers_type_ii_error():
+    """Fig. 1(b) at m = 200: Def. 4's scale puts every decision in the noisy comparison; m x HSIC none."""
+    data = sample_ci_case(200, 0)
+    tester = pcd_cells.make_tester(data, "rcit", rng=1, n_permutations=100)
+    _, x, y, S, _ = pcd_cells.CI_CASES["ci"][1]  # type II: X, Y given Z1..Z4
+    p_value, published = pcd_cells.p_and_sensitivity(tester, x, y, S, alpha=0.05)
+    _, as_run = pcd_cells.p_and_sensitivity(tester, x, y, S, alpha=0.05, variant="as_run")
+    result = tester.result(x, y, S)
+    assert p_value < 0.05 and published == 1.0 and as_run == 0.0
+    # the scale change is exactly Delta_R / m on Def. 4's scale
+    from dpcd.ci.rcit import permutation_sensitivity
+    assert as_run == permutation_sensitivity(result, alpha=0.05, score_sensitivity=result.score_sensitivity / 200)
+    rows = ci_error_cell(n=200, case="ci", ci_test="rcit", rng=3, epsilons=(0.1, 1.0), n_permutations=50,
+                         variants=("published", "as_run"))
+    frame = pd.DataFrame(rows)
+    type_ii = frame[frame["error"] == "type_II"].groupby("variant")["noisy"].mean()
+    assert type_ii["published"] == 1.0 and type_ii["as_run"] == 0.0
+
+
+def test_kendall_as_run_uses_the_authors_sensitivity():
+    from dpcd.privacy.sensitivity import reference_pvalue_sensitivity, two_sided_kendall_pvalue_sensitivity
+
+    data = sample_ci_case(300, 0)
+    tester = pcd_cells.make_tester(data, "kendall", rng=0)
+    _, published = pcd_cells.p_and_sensitivity(tester, 2, 3, (), alpha=0.05)
+    _, as_run = pcd_cells.p_and_sensitivity(tester, 2, 3, (), alpha=0.05, variant="as_run")
+    assert published == pytest.approx(two_sided_kendall_pvalue_sensitivity(300, 1))
+    assert as_run == pytest.approx(2 * reference_pvalue_sensitivity(300)) and as_run < published
+    # continuous Z: no usable stratum, the test declares dependence without noise in both variants
+    assert pcd_cells.p_and_sensitivity(tester, 0, 1, (2, 3), alpha=0.05, variant="as_run") == (0.0, 0.0)
+    with pytest.raises(ValueError, match="variant"):
+        pcd_cells.p_and_sensitivity(tester, 2, 3, (), alpha=0.05, variant="paper")
+
+
+def test_discovery_cell_runs_both_variants_on_the_same_tests():
+    import networkx as nx
+
+    truth = nx.DiGraph([("A", "B"), ("B", "C")])
+    truth.add_node("D")
+    rows = discovery_cell(data=_data(80), truth=truth, ci_test="rcit", rng=0, epsilons=(1.0, math.inf),
+                          n_permutations=20, variants=("published", "as_run"))
+    frame = pd.DataFrame(rows).set_index(["variant", "epsilon"])
+    assert frame.loc[("published", math.inf), "f1"] == frame.loc[("as_run", math.inf), "f1"]
+    assert frame.loc[("as_run", 1.0), "n_noisy"] <= frame.loc[("published", 1.0), "n_noisy"]
+
+
+def _fig1_rows(rates):
+    """(case, error, test, n, epsilon) -> rate, as 20 repetitions of 0/1 indicators."""
+    rows = []
+    for (case, error, test, n, epsilon), rate in rates.items():
+        hits = round(rate * 20)
+        rows += [{"case": case, "error": error, "ci_test": test, "n": n, "epsilon": epsilon, "variant": "published",
+                  "repetition": r, "wrong": float(r < hits)} for r in range(20)]
+    return pd.DataFrame(rows)
+
+
+def test_fig1_claim_rules_can_fail():
+    rates = {("ci", "type_I", "rcit", 200, 0.1): 0.6, ("ci", "type_I", "rcit", 200, 8.0): 0.3,
+             ("ci", "type_I", "rcit", 500, 0.1): 1.0, ("ci", "type_I", "rcit", 500, 8.0): 1.0,
+             ("independence", "type_I", "rcit", 200, 0.1): 0.5, ("independence", "type_I", "kendall", 200, 0.1): 0.05}
+    cells = pcd_cells.fig1_claims(_fig1_rows(rates))
+    falls = cells[cells["claim_id"] == "pcd:fig1a:rcit-type-i-falls-with-epsilon"].set_index("cell")["holds"]
+    assert falls.to_dict() == {"m=200": True, "m=500": False}
+    with_m = cells[cells["claim_id"] == "pcd:fig1a:rcit-type-i-falls-with-m"]["holds"]
+    assert not with_m.any()  # 1.0 at m = 500 is not below the rate at m = 200
+    similar = cells[cells["claim_id"] == "pcd:fig1c:similar-type-i-at-m200"]["holds"]
+    assert similar.tolist() == [False]  # 0.5 vs 0.05 over 20 runs each is a real difference
+
+
+def test_numeric_claims_use_repetitions_as_runs():
+    rates = {("ci", "type_II", "rcit", 200, e): 0.5 for e in (0.1, 1.0, math.inf)}
+    values = pcd_cells.numeric_claims(_fig1_rows(rates), pd.DataFrame(columns=["ci_test", "variant", "epsilon",
+                                                                               "repetition", "f1"]))
+    row = values.set_index("claim_id").loc["pcd:fig1b:rcit-type-ii-m200"]
+    assert row["value"] == pytest.approx(0.5) and row["runs"] == 20 and row["sd"] > 0.4
+
+
+def test_paper_values_carry_the_claims_the_notebook_judges():
+    from dpcd_papers import reporting
+
+    paper = reporting.load_paper_values("pcd")
+    assert paper["claim_id"].is_unique
+    assert set(paper.loc[paper["value"].isna(), "claim_id"]) == set(pcd_cells.CLAIM_RULES)
+    numbers = paper[paper["value"].notna()]
+    assert (numbers["floor"] > 0).all() and numbers["note"].str.contains("Floor").all()

@@ -218,3 +218,84 @@ def test_experiment_lines_are_names():
     assert isinstance(lines, tuple) and all(isinstance(v, str) for v in lines)
     assert {"priv_pc", "svt_pc", "em_pc"} <= set(lines)
     assert not hasattr(priv_pc_module, "ALGORITHMS")
+
+
+# --------------------------------------------------------------------------- the notebook's claim rules
+
+
+def _runs(values):
+    """Rows of run_cell's shape: (algorithm, sensitivity, epsilon, f1_pc, cost)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"network": "asia", "algorithm": a, "sensitivity": s, "epsilon": e, "f1_pc": f,
+                          "epsilon_advanced": c, "epsilon_tight": c} for a, s, e, f, c in values])
+
+
+def test_claim_rules_follow_the_declared_lines_and_can_fail():
+    runs = _runs([("priv_pc", "proven", 1.0, 0.6, 20.0), ("priv_pc", "proven", 4.0, 0.9, 80.0),
+                  ("priv_pc", "reference", 4.0, 1.0, 80.0), ("em_pc", "proven", 1.0, 0.8, 0.0),
+                  ("em_pc", "proven", 100.0, 0.8, 0.0), ("svt_pc", "proven", 4.0, 0.7, 50.0),
+                  ("subsampled_gaussian", "proven", 50.0, 0.5, 30.0)])
+    declared = priv_pc_cells.fig1_claims(runs).set_index("claim_id")["holds"]
+    assert not declared["priv_pc:sec4.2:priv_pc-converges"]  # 0.9 < 0.95 with the proven sensitivity
+    assert declared["priv_pc:sec4.2:em_pc-does-not-converge"]
+    assert not declared["priv_pc:sec4.2:priv_pc-beats-em_pc-at-large-cost"]  # mean 0.75 over [10, 100] vs 0.8
+    assert declared["priv_pc:sec4.2:priv_pc-much-better-than-svt_pc"] == (0.75 - 0.7 >= 0.1)
+    assert declared["priv_pc:sec4.2:sg-worse-than-em_pc-and-svt_pc"]
+    assert "priv_pc:sec4.2:em_pc-beats-priv_pc-at-small-cost" not in declared  # no Priv-PC run with cost <= 3
+    authors = priv_pc_cells.fig1_claims(runs, sensitivity="reference").set_index("claim_id")["holds"]
+    assert authors["priv_pc:sec4.2:priv_pc-converges"]
+    with pytest.raises(ValueError, match="sensitivity"):
+        priv_pc_cells.fig1_claims(runs, sensitivity="loose")
+
+
+def test_accumulated_cost_uses_each_algorithms_own_total():
+    runs = _runs([("em_pc", "proven", 3.0, 0.5, 9.0), ("subsampled_gaussian", "proven", 1.0, 0.5, 2.0)])
+    runs.loc[1, "epsilon_advanced"] = 40.0
+    assert priv_pc_cells.accumulated_cost(runs).tolist() == [3.0, 2.0]
+
+
+def test_timing_claims_use_medians_on_the_same_machine():
+    import pandas as pd
+
+    timing = pd.DataFrame({"network": ["a"] * 6, "algorithm": ["priv_pc", "priv_pc", "priv_pc", "em_pc", "em_pc",
+                                                                "em_pc"],
+                           "seconds": [1.0, 1.0, 100.0, 2.0, 2.0, 0.1]})
+    cells = priv_pc_cells.table2_claims(timing)
+    assert cells["holds"].tolist() == [True]  # the median ignores one slow outlier; no nosub run: no cell
+
+
+def test_qualitative_rows_judge_the_share_of_networks():
+    import pandas as pd
+
+    from dpcd_papers import reporting
+
+    claims = reporting.load_paper_values("priv_pc")
+    claims = claims[claims["value"].isna()]
+    assert set(claims["claim_id"]) == set(priv_pc_cells.CLAIM_RULES)
+    cells = pd.DataFrame({"claim_id": ["priv_pc:sec4.2:priv_pc-converges"] * 4, "cell": list("abcd"),
+                          "holds": [True, True, True, False], "detail": [""] * 4})
+    rows = priv_pc_cells.qualitative_rows(claims, cells, line="declared").set_index("claim_id")
+    assert rows.loc["priv_pc:sec4.2:priv_pc-converges", "verdict"] == "not reproduced"  # 3 of 4 < 80 %
+    assert rows.loc["priv_pc:sec4.2:em_pc-does-not-converge", "verdict"] == "not computed"
+
+
+def test_table_2_seconds_are_shown_not_judged():
+    from dpcd_papers import reporting
+
+    paper = reporting.load_paper_values("priv_pc")
+    seconds = paper[paper["value"].notna()]
+    assert len(seconds) == 16 and (seconds["metric"] == "seconds (not judged)").all()
+    assert paper["claim_id"].is_unique
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in expm1")  # advanced composition at eps = 1e6
+def test_run_cell_diagnostic_scores_against_pc_with_its_own_convention():
+    row = priv_pc_cells.run_cell(network="asia", n=20_000, algorithm="priv_pc_keep_edge", epsilon=1e6, rng=0,
+                                 sensitivity="reference")
+    plain = priv_pc_cells.run_cell(network="asia", n=20_000, algorithm="priv_pc", epsilon=1e6, rng=0,
+                                   sensitivity="reference")
+    assert row["f1_pc"] == pytest.approx(1.0) and plain["f1_pc"] == pytest.approx(1.0)
+    assert row["f1_pc_vs_true"] > plain["f1_pc_vs_true"]  # the NaN convention keeps either's edges
+    with pytest.raises(ValueError, match="algorithm"):
+        priv_pc_cells.run_cell(network="asia", n=1000, algorithm="priv_pc_nan", epsilon=1.0, rng=0)

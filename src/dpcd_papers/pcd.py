@@ -1,6 +1,26 @@
 """Paper 002 (Zhang et al. 2023), notebook ``pcd``: Fig. 1 (CI-test error rates), Fig. 2 (networks), Fig. 3 (Sachs).
 
 The algorithm is :mod:`dpcd.discovery.pcd` with the tests of :mod:`dpcd.ci.rcit`.
+
+Variants of every private decision (``variant``, :data:`VARIANTS`)
+------------------------------------------------------------------
+* ``"published"`` — the declared line that answers the paper's claims: Alg. 1
+  with Δ_P from the RCIT score HSIC = tr(KHLH)/(m − 1)² of Def. 4 and its Δ_R
+  (Eqs. 3–4), and, for the Kendall baseline, the proven two-sided p-value
+  sensitivity. PCD has no DP guarantee in any variant (its Δ_P is a local
+  sensitivity; see :mod:`dpcd.discovery.pcd`).
+* ``"as_run"`` — the paper-as-run diagnostic (**not DP**): the RCIT score on
+  the scale m·HSIC, m times Def. 4's, with the published Δ_R unchanged (the
+  scale at which the paper's type II errors are reproduced), and the Kendall
+  baseline with the Priv-PC authors' sensitivity 2Φ(6/√n) − 1. The permutation
+  p-value does not depend on the scale, but Δ_P compares score differences with
+  2Δ_R: on the scale m·HSIC a record moves the score by up to m·Δ_R, so keeping
+  Δ_R understates the sensitivity m-fold, even by the paper's own bound, and
+  most decisions are taken without noise.
+
+The claims are judged by :func:`fig1_claims`, :func:`fig2_claims`,
+:func:`fig3_claims` (qualitative; rules :data:`CLAIM_RULES`) and
+:func:`numeric_claims`, all fixed here before any run.
 """
 
 from __future__ import annotations
@@ -12,16 +32,66 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from dpcd.ci.rcit import RCITTester, permutation_sensitivity
 from dpcd.discovery.pc import run_pc
 from dpcd.discovery.pcd import PCDDecider, make_tester, pcd_decision
 from dpcd.graphs import cpdag_pair_prf, skeleton_prf
+from dpcd.privacy.sensitivity import reference_pvalue_sensitivity
 from dpcd.validation import RngLike, as_rng, check_int
 
 PAPER_EPSILONS = (0.1, 0.2, 0.4, 0.8, 1.0, 2.0, 4.0, 8.0, math.inf)
 """The privacy parameters of Figs. 1–3 (∞ = the non-private test)."""
 
-__all__ = ["PAPER_EPSILONS", "sample_ci_case", "CI_CASES", "ci_error_cell", "discovery_cell", "network_cell",
-           "sachs_cell"]
+VARIANTS = ("published", "as_run")
+"""``published``: the declared line; ``as_run``: RCIT score × m and Kendall with Δ = 6/√n (not DP)."""
+VARIANT_LABELS = {"published": "as published", "as_run": "paper-as-run: RCIT score x m, Kendall 6/sqrt(n) (not DP)"}
+
+__all__ = ["PAPER_EPSILONS", "VARIANTS", "VARIANT_LABELS", "CLAIM_RULES", "sample_ci_case", "CI_CASES",
+           "p_and_sensitivity", "AsRunPCDDecider", "ci_error_cell", "discovery_cell", "network_cell", "sachs_cell",
+           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims"]
+
+
+def _check_variant(variant: str) -> str:
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    return variant
+
+
+def p_and_sensitivity(tester, x: int, y: int, S: tuple[int, ...], *, alpha: float,
+                      variant: str = "published") -> tuple[float, float]:
+    """The p-value of one test and the Δ_P with which Alg. 1 decides it, in ``variant`` (:data:`VARIANTS`).
+
+    ``tester`` is a :func:`dpcd.discovery.pcd.make_tester` tester (RCIT or
+    Kendall). "published" is :meth:`dpcd.discovery.pcd.PCDDecider.p_and_sensitivity`;
+    "as_run" divides Δ_R by m (the score on the scale m·HSIC with Δ_R kept) for
+    RCIT and uses 2Φ(6/√n) − 1 for Kendall (a test without a usable stratum
+    keeps Δ_P = 0, as published).
+
+    >>> data = sample_ci_case(100, 0)
+    >>> tester = make_tester(data, "rcit", rng=1, n_permutations=20)
+    >>> p, published = p_and_sensitivity(tester, 0, 1, (), alpha=0.05)
+    >>> p_and_sensitivity(tester, 0, 1, (), alpha=0.05, variant="as_run")[1] <= published
+    True
+    """
+    _check_variant(variant)
+    if isinstance(tester, RCITTester):
+        result = tester.result(x, y, S)
+        delta_r = result.score_sensitivity
+        if variant == "as_run":
+            delta_r = delta_r / result.m
+        return result.p_value, permutation_sensitivity(result, alpha=alpha, score_sensitivity=delta_r)
+    decider = PCDDecider(tester, epsilon=math.inf, alpha=alpha, rng=0)
+    p_value, sensitivity = decider.p_and_sensitivity(x, y, S)
+    if variant == "as_run" and sensitivity > 0:
+        sensitivity = min(1.0, 2.0 * reference_pvalue_sensitivity(tester.n_rows))
+    return p_value, sensitivity
+
+
+class AsRunPCDDecider(PCDDecider):
+    """Alg. 1 with the "as_run" Δ_P of :func:`p_and_sensitivity` — a diagnostic, **not DP**."""
+
+    def p_and_sensitivity(self, x: int, y: int, S: tuple[int, ...]) -> tuple[float, float]:
+        return p_and_sensitivity(self.tester, x, y, S, alpha=self.alpha, variant="as_run")
 
 
 # Experiment cells of the notebook (Figs. 1–3)
@@ -52,29 +122,33 @@ CI_CASES = {
 
 
 def ci_error_cell(*, n: int, case: str, ci_test: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
-                  alpha: float = 0.05, n_permutations: int = 100) -> list[dict]:
-    """One repetition of Fig. 1: error indicators of the private test for every ε.
+                  alpha: float = 0.05, n_permutations: int = 100,
+                  variants: Sequence[str] = ("published",)) -> list[dict]:
+    """One repetition of Fig. 1: error indicators of the private test for every ε and variant.
 
     ``case`` = "ci" (type I: X ⫫ Y | Z; type II: X ⫫ Y | Z₁..Z₄) or
     "independence" (type I: Z₁ ⫫ Z₂; type II: X ⫫ Y). The test is computed
-    once per data set and decided by :func:`pcd_decision` for every ε.
+    once per data set and decided by :func:`pcd_decision` for every ε and
+    every ``variant`` (:data:`VARIANTS`; the decisions of each variant draw
+    their own noise).
     """
     if case not in CI_CASES:
         raise ValueError(f"case must be one of {sorted(CI_CASES)}, got {case!r}")
+    variants = [_check_variant(v) for v in variants]
     rng = as_rng(rng)
     data_rng, test_rng, noise_rng = rng.spawn(3)
     data = sample_ci_case(n, data_rng)
     tester = make_tester(data, ci_test, rng=test_rng, n_permutations=n_permutations)
     rows = []
     for error, x, y, S, null_true in CI_CASES[case]:
-        decider = PCDDecider(tester, epsilon=math.inf, alpha=alpha, rng=noise_rng)
-        p_value, sensitivity = decider.p_and_sensitivity(x, y, S)
-        for epsilon in epsilons:
-            independent, noisy = pcd_decision(p_value, sensitivity, alpha=alpha, epsilon=float(epsilon),
-                                              rng=noise_rng)
-            wrong = (not independent) if null_true else independent
-            rows.append({"error": error, "epsilon": float(epsilon), "wrong": float(wrong), "noisy": noisy,
-                         "p_value": p_value, "sensitivity": sensitivity})
+        for variant in variants:
+            p_value, sensitivity = p_and_sensitivity(tester, x, y, S, alpha=alpha, variant=variant)
+            for epsilon in epsilons:
+                independent, noisy = pcd_decision(p_value, sensitivity, alpha=alpha, epsilon=float(epsilon),
+                                                  rng=noise_rng)
+                wrong = (not independent) if null_true else independent
+                rows.append({"error": error, "variant": variant, "epsilon": float(epsilon), "wrong": float(wrong),
+                             "noisy": noisy, "p_value": p_value, "sensitivity": sensitivity})
     return rows
 
 
@@ -89,13 +163,17 @@ def _metrics(cpdag: nx.DiGraph, truth: nx.DiGraph, *, directed_truth: bool = Tru
 
 def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
                    epsilons: Sequence[float] = PAPER_EPSILONS, alpha: float = 0.05, n_permutations: int = 100,
-                   max_order: int | None = None, pair_metrics: bool = True) -> list[dict]:
-    """PCD on one data set for every ε, sharing the memoised tests: skeleton precision/recall/F1.
+                   max_order: int | None = None, pair_metrics: bool = True,
+                   variants: Sequence[str] = ("published",)) -> list[dict]:
+    """PCD on one data set for every ε and variant, sharing the memoised tests: skeleton precision/recall/F1.
 
     ``data`` is a DataFrame whose columns are the nodes of ``truth``. With
     ``pair_metrics`` the CPDAG edge-pair precision/recall/F1 are added
     (``pair_*``; skip for a cyclic consensus graph such as Sachs').
+    ``variants``: :data:`VARIANTS` (the non-private ε = ∞ run is the same in
+    every variant).
     """
+    variants = [_check_variant(v) for v in variants]
     rng = as_rng(rng)
     test_rng, noise_rng = rng.spawn(2)
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
@@ -103,18 +181,22 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
     tester = make_tester(frame.to_numpy(dtype=np.float64), ci_test, rng=test_rng, n_permutations=n_permutations)
     truth = nx.relabel_nodes(truth, {v: str(v) for v in truth.nodes})
     rows = []
-    for epsilon in epsilons:
-        decider = PCDDecider(tester, epsilon=float(epsilon), alpha=alpha, rng=noise_rng)
-        result = run_pc(names, decider, max_order=max_order)
-        row = {"epsilon": float(epsilon), "n_noisy": decider.n_noisy, "n_tests": result.n_tests,
-               "epsilon_total": decider.ledger().total().epsilon if decider.n_noisy else 0.0}
-        row.update(_metrics(result.cpdag, truth, directed_truth=pair_metrics))
-        rows.append(row)
+    for variant in variants:
+        kind = PCDDecider if variant == "published" else AsRunPCDDecider
+        for epsilon in epsilons:
+            decider = kind(tester, epsilon=float(epsilon), alpha=alpha, rng=noise_rng)
+            result = run_pc(names, decider, max_order=max_order)
+            row = {"variant": variant, "epsilon": float(epsilon), "n_noisy": decider.n_noisy,
+                   "n_tests": result.n_tests,
+                   "epsilon_total": decider.ledger().total().epsilon if decider.n_noisy else 0.0}
+            row.update(_metrics(result.cpdag, truth, directed_truth=pair_metrics))
+            rows.append(row)
     return rows
 
 
 def network_cell(*, network: str, n: int, ci_test: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
-                 alpha: float = 0.05, n_permutations: int = 100, max_order: int | None = None) -> list[dict]:
+                 alpha: float = 0.05, n_permutations: int = 100, max_order: int | None = None,
+                 variants: Sequence[str] = ("published",)) -> list[dict]:
     """One repetition of Fig. 2: nonlinear-SEM data on a bnlearn structure, PCD for every ε.
 
     Data from :func:`dpcd.datasets.sample_nonlinear` (the paper's generator);
@@ -128,11 +210,13 @@ def network_cell(*, network: str, n: int, ci_test: str, rng: RngLike, epsilons: 
     dag = bnlearn_dag(network)
     dataset = sample_nonlinear(dag, n, data_rng)
     return discovery_cell(data=dataset.data, truth=dag_to_cpdag(dag), ci_test=ci_test, rng=run_rng,
-                          epsilons=epsilons, alpha=alpha, n_permutations=n_permutations, max_order=max_order)
+                          epsilons=epsilons, alpha=alpha, n_permutations=n_permutations, max_order=max_order,
+                          variants=variants)
 
 
 def sachs_cell(*, n: int | None, ci_test: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
-               alpha: float = 0.05, n_permutations: int = 100, max_order: int | None = None) -> list[dict]:
+               alpha: float = 0.05, n_permutations: int = 100, max_order: int | None = None,
+               variants: Sequence[str] = ("published",)) -> list[dict]:
     """One repetition of Fig. 3 on the Sachs flow-cytometry data (``n`` rows drawn without replacement; None = all).
 
     The consensus graph has a directed cycle, so only skeleton precision/recall/F1 are reported.
@@ -146,4 +230,222 @@ def sachs_cell(*, n: int | None, ci_test: str, rng: RngLike, epsilons: Sequence[
     if n is not None and n < len(frame):
         frame = frame.iloc[np.sort(data_rng.choice(len(frame), size=n, replace=False))].reset_index(drop=True)
     return discovery_cell(data=frame, truth=dataset.dag, ci_test=ci_test, rng=run_rng, epsilons=epsilons,
-                          alpha=alpha, n_permutations=n_permutations, max_order=max_order, pair_metrics=False)
+                          alpha=alpha, n_permutations=n_permutations, max_order=max_order, pair_metrics=False,
+                          variants=variants)
+
+
+# Claims of the paper, judged by rules fixed before the run
+
+CLAIM_RULES = {
+    "pcd:fig1a:rcit-type-i-falls-with-epsilon": "per m: RCIT's CI-test type I rate over eps in {4, 8} is below its "
+                                                "rate over eps in {0.1, 0.2}",
+    "pcd:fig1a:rcit-type-i-falls-with-m": "per eps: RCIT's CI-test type I rate at the largest m is below the rate "
+                                          "at the smallest m",
+    "pcd:fig1a:kendall-fails-ci-tests": "per (m, eps): Kendall's CI-test type I rate >= 0.9 (it declares "
+                                        "dependence)",
+    "pcd:fig1c:similar-type-i-at-m200": "per eps: at m = 200 RCIT's and Kendall's independence type I rates "
+                                        "differ by at most the two-sample 95 % binomial half-width",
+    "pcd:fig1c:kendall-better-type-i-at-m500": "per eps: at m = 500 Kendall's independence type I rate is below "
+                                               "RCIT's",
+    "pcd:fig1d:rcit-better-type-ii-independence": "per (m, eps): RCIT's independence type II rate is below "
+                                                  "Kendall's",
+    "pcd:fig2:precision-above-recall": "per (network, n, test, eps): skeleton precision > recall",
+    "pcd:fig2:rcit-advantage-grows-with-n": "per (network, eps): RCIT's F1 minus Kendall's F1 is larger at the "
+                                            "largest n than at the smallest n",
+    "pcd:fig3:rcit-far-above-kendall": "per eps <= 1: RCIT's F1 exceeds Kendall's by >= 0.1",
+    "pcd:fig3:low-recall": "per (test, eps): skeleton recall < 0.5",
+}
+"""The rule of each qualitative claim; one cell = one setting named in the rule (means over repetitions)."""
+
+_CELL_COLUMNS = ["claim_id", "cell", "holds", "detail"]
+
+
+def _eps(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:g}"
+
+
+def _rates(fig1: pd.DataFrame, variant: str) -> pd.DataFrame:
+    part = fig1[fig1["variant"] == variant] if "variant" in fig1.columns else fig1
+    return (part.groupby(["case", "error", "ci_test", "n", "epsilon"], as_index=False)
+            .agg(rate=("wrong", "mean"), runs=("wrong", "size")))
+
+
+def fig1_claims(fig1: pd.DataFrame, *, variant: str = "published") -> pd.DataFrame:
+    """Cells of the Fig. 1 claims (rules :data:`CLAIM_RULES`) from the rows of :func:`ci_error_cell`.
+
+    ``fig1`` has the columns n, case, ci_test, error, variant, epsilon and
+    wrong (one row per repetition); RCIT is ``ci_test="rcit"`` (Eq. 2 as
+    written). Returns one row per (claim, cell) with ``holds`` and ``detail``.
+
+    >>> rows = [{"n": n, "case": "ci", "ci_test": "rcit", "error": "type_I", "variant": "published",
+    ...          "epsilon": e, "wrong": w} for n, e, w in [(200, 0.1, 1.0), (200, 8.0, 0.0)]]
+    >>> fig1_claims(pd.DataFrame(rows))["holds"].tolist()
+    [True]
+    """
+    _check_variant(variant)
+    rates = _rates(fig1, variant)
+    sizes = sorted(rates["n"].unique())
+    rows: list[dict] = []
+
+    def rate(case: str, error: str, test: str, n: int, epsilon: float) -> tuple[float, int]:
+        hit = rates[(rates["case"] == case) & (rates["error"] == error) & (rates["ci_test"] == test)
+                    & (rates["n"] == n) & (rates["epsilon"] == epsilon)]
+        return (float(hit["rate"].iloc[0]), int(hit["runs"].iloc[0])) if len(hit) else (math.nan, 0)
+
+    def add(claim: str, cell: str, holds, detail: str) -> None:
+        if holds is not None:
+            rows.append({"claim_id": claim, "cell": cell, "holds": bool(holds), "detail": detail})
+
+    ci_rcit = rates[(rates["case"] == "ci") & (rates["error"] == "type_I") & (rates["ci_test"] == "rcit")]
+    for n in sizes:
+        part = ci_rcit[ci_rcit["n"] == n]
+        low = part[part["epsilon"].isin([0.1, 0.2])]["rate"]
+        high = part[part["epsilon"].isin([4.0, 8.0])]["rate"]
+        if len(low) and len(high):
+            add("pcd:fig1a:rcit-type-i-falls-with-epsilon", f"m={n}", high.mean() < low.mean(),
+                f"{low.mean():.2f} at eps<=0.2, {high.mean():.2f} at eps>=4")
+    epsilons = sorted(rates["epsilon"].unique())
+    for epsilon in epsilons:
+        if len(sizes) >= 2:
+            small, _ = rate("ci", "type_I", "rcit", sizes[0], epsilon)
+            large, _ = rate("ci", "type_I", "rcit", sizes[-1], epsilon)
+            add("pcd:fig1a:rcit-type-i-falls-with-m", f"eps={_eps(epsilon)}",
+                None if math.isnan(small) or math.isnan(large) else large < small,
+                f"m={sizes[0]}: {small:.2f}, m={sizes[-1]}: {large:.2f}")
+        for n in sizes:
+            kendall, _ = rate("ci", "type_I", "kendall", n, epsilon)
+            add("pcd:fig1a:kendall-fails-ci-tests", f"m={n}, eps={_eps(epsilon)}",
+                None if math.isnan(kendall) else kendall >= 0.9, f"{kendall:.2f}")
+            r2, _ = rate("independence", "type_II", "rcit", n, epsilon)
+            k2, _ = rate("independence", "type_II", "kendall", n, epsilon)
+            add("pcd:fig1d:rcit-better-type-ii-independence", f"m={n}, eps={_eps(epsilon)}",
+                None if math.isnan(r2) or math.isnan(k2) else r2 < k2, f"RCIT {r2:.2f}, Kendall {k2:.2f}")
+        r1, nr = rate("independence", "type_I", "rcit", 200, epsilon)
+        k1, nk = rate("independence", "type_I", "kendall", 200, epsilon)
+        if nr and nk:
+            pooled = (r1 * nr + k1 * nk) / (nr + nk)
+            half = 1.96 * math.sqrt(max(pooled * (1 - pooled), 1e-12) * (1 / nr + 1 / nk))
+            add("pcd:fig1c:similar-type-i-at-m200", f"eps={_eps(epsilon)}", abs(r1 - k1) <= half,
+                f"RCIT {r1:.2f}, Kendall {k1:.2f} (half-width {half:.2f})")
+        r1, _ = rate("independence", "type_I", "rcit", 500, epsilon)
+        k1, _ = rate("independence", "type_I", "kendall", 500, epsilon)
+        add("pcd:fig1c:kendall-better-type-i-at-m500", f"eps={_eps(epsilon)}",
+            None if math.isnan(r1) or math.isnan(k1) else k1 < r1, f"RCIT {r1:.2f}, Kendall {k1:.2f}")
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
+def fig2_claims(fig2: pd.DataFrame, *, variant: str = "published") -> pd.DataFrame:
+    """Cells of the Fig. 2 claims from the rows of :func:`network_cell` (means over repetitions).
+
+    >>> rows = [{"network": "x", "n": 500, "ci_test": t, "variant": "published", "epsilon": 1.0,
+    ...          "precision": 0.9, "recall": r, "f1": f} for t, r, f in [("rcit", 0.5, 0.6), ("kendall", 0.2, 0.3)]]
+    >>> fig2_claims(pd.DataFrame(rows))["holds"].tolist()
+    [True, True]
+    """
+    _check_variant(variant)
+    part = fig2[fig2["variant"] == variant] if "variant" in fig2.columns else fig2
+    means = part.groupby(["network", "n", "ci_test", "epsilon"], as_index=False)[["precision", "recall", "f1"]].mean()
+    rows = [{"claim_id": "pcd:fig2:precision-above-recall",
+             "cell": f"{r.network}, n={r.n}, {r.ci_test}, eps={_eps(r.epsilon)}",
+             "holds": bool(r.precision > r.recall), "detail": f"{r.precision:.2f} vs {r.recall:.2f}"}
+            for r in means.itertuples() if not (math.isnan(r.precision) or math.isnan(r.recall))]
+    sizes = sorted(means["n"].unique())
+    if len(sizes) >= 2:
+        wide = means.pivot_table(index=["network", "epsilon", "n"], columns="ci_test", values="f1").reset_index()
+        if {"rcit", "kendall"} <= set(wide.columns):
+            wide["advantage"] = wide["rcit"] - wide["kendall"]
+            for (network, epsilon), group in wide.groupby(["network", "epsilon"]):
+                small = group.loc[group["n"] == sizes[0], "advantage"]
+                large = group.loc[group["n"] == sizes[-1], "advantage"]
+                if len(small) and len(large):
+                    rows.append({"claim_id": "pcd:fig2:rcit-advantage-grows-with-n",
+                                 "cell": f"{network}, eps={_eps(epsilon)}",
+                                 "holds": bool(large.iloc[0] > small.iloc[0]),
+                                 "detail": f"n={sizes[0]}: {small.iloc[0]:+.2f}, n={sizes[-1]}: {large.iloc[0]:+.2f}"})
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
+def fig3_claims(fig3: pd.DataFrame, *, variant: str = "published") -> pd.DataFrame:
+    """Cells of the Fig. 3 (Sachs) claims from the rows of :func:`sachs_cell` (means over repetitions).
+
+    >>> rows = [{"ci_test": t, "variant": "published", "epsilon": 1.0, "precision": 0.5, "recall": 0.2, "f1": f}
+    ...         for t, f in [("rcit", 0.5), ("kendall", 0.3)]]
+    >>> fig3_claims(pd.DataFrame(rows))["holds"].tolist()
+    [True, True, True]
+    """
+    _check_variant(variant)
+    part = fig3[fig3["variant"] == variant] if "variant" in fig3.columns else fig3
+    means = part.groupby(["ci_test", "epsilon"], as_index=False)[["precision", "recall", "f1"]].mean()
+    rows = []
+    wide = means.pivot(index="epsilon", columns="ci_test", values="f1")
+    if {"rcit", "kendall"} <= set(wide.columns):
+        for epsilon, row in wide[wide.index <= 1.0].iterrows():
+            rows.append({"claim_id": "pcd:fig3:rcit-far-above-kendall", "cell": f"eps={_eps(epsilon)}",
+                         "holds": bool(row["rcit"] - row["kendall"] >= 0.1),
+                         "detail": f"RCIT {row['rcit']:.2f}, Kendall {row['kendall']:.2f}"})
+    rows += [{"claim_id": "pcd:fig3:low-recall", "cell": f"{r.ci_test}, eps={_eps(r.epsilon)}",
+              "holds": bool(r.recall < 0.5), "detail": f"recall {r.recall:.2f}"} for r in means.itertuples()]
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
+def numeric_claims(fig1: pd.DataFrame, fig3: pd.DataFrame, *, variant: str = "published") -> pd.DataFrame:
+    """Our value, sd and run count for each numeric claim of the prose (claim ids of ``data/paper_values/pcd.csv``).
+
+    Type II rates at m = 200 (Fig. 1 b, d): per repetition the mean error over
+    the ε values of the profile (the paper's "stable ... as ε increases"),
+    then mean and sd over repetitions (the independent data sets). Kendall's F1
+    on Sachs for ε ≤ 1 (Fig. 3): per repetition the mean over ε ≤ 1.
+
+    >>> fig1 = pd.DataFrame([{"n": 200, "case": "ci", "ci_test": "kendall", "error": "type_II",
+    ...                       "variant": "published", "epsilon": e, "repetition": r, "wrong": 0.0}
+    ...                      for e in (1.0, 2.0) for r in range(3)])
+    >>> numeric_claims(fig1, pd.DataFrame(columns=["ci_test", "variant", "epsilon", "repetition", "f1"]))["value"].tolist()
+    [0.0]
+    """
+    _check_variant(variant)
+    rows = []
+    for claim, case, test in (("pcd:fig1b:rcit-type-ii-m200", "ci", "rcit"),
+                              ("pcd:fig1b:kendall-type-ii-m200", "ci", "kendall"),
+                              ("pcd:fig1d:rcit-type-ii-m200", "independence", "rcit")):
+        part = fig1[(fig1["case"] == case) & (fig1["error"] == "type_II") & (fig1["ci_test"] == test)
+                    & (fig1["n"] == 200) & (fig1["variant"] == variant)]
+        if len(part):
+            per_run = part.groupby("repetition")["wrong"].mean()
+            rows.append({"claim_id": claim, "value": float(per_run.mean()), "sd": float(per_run.std(ddof=1))
+                         if len(per_run) > 1 else math.nan, "runs": len(per_run)})
+    part = fig3[(fig3["ci_test"] == "kendall") & (fig3["variant"] == variant) & (fig3["epsilon"] <= 1.0)]
+    if len(part):
+        per_run = part.groupby("repetition")["f1"].mean()
+        rows.append({"claim_id": "pcd:fig3:kendall-f1-eps-le-1", "value": float(per_run.mean()),
+                     "sd": float(per_run.std(ddof=1)) if len(per_run) > 1 else math.nan, "runs": len(per_run)})
+    return pd.DataFrame(rows, columns=["claim_id", "value", "sd", "runs"])
+
+
+def qualitative_rows(claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,
+                     diagnostic_cells: pd.DataFrame | None = None, diagnostic: str = "") -> pd.DataFrame:
+    """Comparison rows (:func:`dpcd_papers.reporting.qualitative_claim`) for the qualitative claims.
+
+    ``claims``: the rows of the paper-values file without a number (claim_id,
+    item, claim, note, optional share); ``cells``: the cells of
+    our declared line; ``diagnostic_cells``: the same rules under a diagnostic
+    line, whose share of holding cells is attached (it never changes a verdict).
+    """
+    from .reporting import QUALITATIVE_SHARE, qualitative_claim
+
+    rows = []
+    for claim in claims.itertuples():
+        mine = cells[cells["claim_id"] == claim.claim_id]
+        share = getattr(claim, "share", QUALITATIVE_SHARE)
+        share = QUALITATIVE_SHARE if share is None or (isinstance(share, float) and math.isnan(share)) else share
+        failing = "; ".join(f"{c.cell}: {c.detail}" for c in mine.itertuples() if not c.holds)[:400]
+        source = claim.note if isinstance(claim.note, str) and claim.note.strip() else claim.source
+        note = f"{source.rstrip('.')}. Rule: {CLAIM_RULES.get(claim.claim_id, '')}" + (f" Fails in: {failing}" if failing else "")
+        row = qualitative_claim("pcd", claim.claim_id, claim.item, claim.claim, holds=int(mine["holds"].sum()),
+                                cells=len(mine), line=line, note=note, share=float(share))
+        if diagnostic_cells is not None:
+            theirs = diagnostic_cells[diagnostic_cells["claim_id"] == claim.claim_id]
+            if len(theirs):
+                row["diagnostic"] = diagnostic
+                row["diagnostic_value"] = float(theirs["holds"].mean())
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -2,25 +2,218 @@
 
 The algorithms are :mod:`dpcd.discovery.priv_pc`, :mod:`dpcd.discovery.svt_pc`,
 :mod:`dpcd.discovery.subsampled_gaussian_pc` and :mod:`dpcd.discovery.em_pc`.
+
+Lines of the notebook
+---------------------
+* the **declared lines** that answer the paper's claims: Priv-PC, SVT-PC and
+  the sub-sampled Gaussian baseline with the proven p-value sensitivity
+  (``sensitivity="proven"``), and EM-PC (its own proven score bound);
+* **diagnostic lines**: the same Kendall algorithms with the authors'
+  sensitivity 6/√n (``sensitivity="reference"``: a valid bound for
+  unconditional tests, not proven for conditional ones), and
+  ``priv_pc_keep_edge`` — Priv-PC with the authors' convention for degenerate
+  strata (a test without an informative stratum keeps the edge;
+  :data:`dpcd.ci.discrete.DEGENERATE_CONVENTIONS`), which is **not DP**:
+  whether a test is degenerate is read from the data without noise and decides
+  the edge without any charge.
+
+The claims of Sec. 4.2–4.3 are judged by :func:`fig1_claims` and
+:func:`table2_claims`, whose rules are fixed here, before any run.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
+from collections.abc import Sequence
+from dataclasses import replace
 
+import numpy as np
+import pandas as pd
+
+from dpcd.ci import CITester
+from dpcd.discovery.pc import PCResult, run_pc
 from dpcd.discovery.priv_pc import (
+    PUBLIC,
+    KendallPValueQuery,
     SensitivityMode,
+    SieveKendallDecider,
+    kendall_run_setup,
     priv_pc,
     privacy_totals,
     reference_max_order,
 )
+from dpcd.privacy.ledger import PrivacyLedger
+from dpcd.privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
+from dpcd.privacy.sieve import SieveAndExamine, optimal_subsample_size
 from dpcd.validation import RngLike, as_rng
 
-__all__ = ["EXPERIMENT_LINES", "run_cell"]
+__all__ = [
+    "EXPERIMENT_LINES",
+    "DIAGNOSTIC_LINES",
+    "LABELS",
+    "CLAIM_RULES",
+    "line_label",
+    "accumulated_cost",
+    "priv_pc_keep_edge",
+    "run_cell",
+    "fig1_claims",
+    "table2_claims",
+    "qualitative_rows",
+]
 
 
 EXPERIMENT_LINES = ("priv_pc", "priv_pc_nosub", "svt_pc", "em_pc", "subsampled_gaussian")
-"""The lines of the priv_pc notebook (registry algorithms plus Priv-PC without sub-sampling)."""
+"""The algorithms of the paper (registry algorithms plus Priv-PC without sub-sampling)."""
+DIAGNOSTIC_LINES = ("priv_pc_keep_edge",)
+"""Paper-as-run lines that are not differentially private."""
+LABELS = {"priv_pc": "Priv-PC", "priv_pc_nosub": "Priv-PC w/o sub-sampling", "svt_pc": "SVT-PC",
+          "em_pc": "EM-PC", "subsampled_gaussian": "SG",
+          "priv_pc_keep_edge": "Priv-PC, NaN keeps the edge (not DP)"}
+"""Figure and table label of each algorithm."""
+
+CLAIM_RULES = {
+    "priv_pc:sec4.2:priv_pc-converges": "per network: Priv-PC's mean F1 at the largest per-test epsilon >= 0.95",
+    "priv_pc:sec4.2:em_pc-does-not-converge": "per network: EM-PC's mean F1 at its largest total epsilon < 0.95",
+    "priv_pc:sec4.2:priv_pc-beats-em_pc-at-large-cost": "per network: Priv-PC's mean F1 over runs with eps_tot in "
+                                                        "[10, 100] > EM-PC's over the same window",
+    "priv_pc:sec4.2:em_pc-beats-priv_pc-at-small-cost": "per network: EM-PC's mean F1 over runs with eps_tot <= 3 > "
+                                                        "Priv-PC's over the same window",
+    "priv_pc:sec4.2:priv_pc-much-better-than-svt_pc": "per network: Priv-PC's mean F1 over eps_tot in [1, 100] "
+                                                      "exceeds SVT-PC's by >= 0.1",
+    "priv_pc:sec4.2:sg-worse-than-em_pc-and-svt_pc": "per network: SG's mean F1 over eps_tot in [1, 100] < both "
+                                                     "EM-PC's and SVT-PC's",
+    "priv_pc:sec4.3:priv_pc-faster-than-em_pc": "per network: median seconds of EM-PC > median seconds of Priv-PC "
+                                                "(same machine, same rows, per-test/total epsilon 1)",
+    "priv_pc:sec4.3:subsampling-speeds-up-priv_pc": "per network: median seconds of Priv-PC w/o sub-sampling > "
+                                                    "Priv-PC's",
+}
+"""The rule of each qualitative claim of Sec. 4.2–4.3, fixed before the run (F1 = CPDAG edge pairs
+against non-private Kendall PC on the same rows); one cell = one network."""
+
+_CELL_COLUMNS = ["claim_id", "cell", "holds", "detail"]
+_CONVERGED = 0.95
+_WINDOWS = {"small": (0.0, 3.0), "large": (10.0, 100.0), "axis": (1.0, 100.0)}
+_MUCH_BETTER = 0.1
+
+
+def line_label(algorithm: str, sensitivity: str) -> str:
+    """Label of one line: the algorithm's name, with "(authors' Δ)" for the reference sensitivity.
+
+    >>> line_label("priv_pc", "reference"), line_label("em_pc", "proven")
+    ("Priv-PC (authors' Δ)", 'EM-PC')
+    """
+    if algorithm not in LABELS:
+        raise ValueError(f"algorithm must be one of {sorted(LABELS)}, got {algorithm!r}")
+    if sensitivity not in ("proven", "reference"):
+        raise ValueError(f"sensitivity must be 'proven' or 'reference', got {sensitivity!r}")
+    label = LABELS[algorithm]
+    if sensitivity == "reference" and algorithm not in ("em_pc", "priv_pc_keep_edge"):
+        label += " (authors' Δ)"
+    return label
+
+
+def accumulated_cost(results: pd.DataFrame) -> pd.Series:
+    """The x-axis of Fig. 1 per run: EM-PC's total ε; SG's tight (PLD) total; the others' advanced composition.
+
+    >>> frame = pd.DataFrame({"algorithm": ["em_pc", "subsampled_gaussian", "priv_pc"], "epsilon": [3.0, 1.0, 1.0],
+    ...                       "epsilon_advanced": [0.0, 9.0, 5.0], "epsilon_tight": [0.0, 2.0, 4.0]})
+    >>> accumulated_cost(frame).tolist()
+    [3.0, 2.0, 5.0]
+    """
+    for column in ("algorithm", "epsilon", "epsilon_advanced", "epsilon_tight"):
+        if column not in results.columns:
+            raise ValueError(f"results must have a column {column!r}")
+    cost = results["epsilon_advanced"].astype(float).copy()
+    em = results["algorithm"] == "em_pc"
+    sg = results["algorithm"] == "subsampled_gaussian"
+    cost[em] = results.loc[em, "epsilon"].astype(float)
+    cost[sg] = results.loc[sg, "epsilon_tight"].astype(float)
+    return cost
+
+
+# --------------------------------------------------------------------------- the not-DP diagnostic
+
+
+class _KeepEdgeQuery(KendallPValueQuery):
+    """The Kendall p-value query with the authors' degenerate-strata convention (NaN = no evidence)."""
+
+    def __init__(self, codes: np.ndarray, levels):
+        super().__init__(codes, levels)
+        self.tester = CITester(self.codes, "kendall", variant="a", levels=self.levels, degenerate="keep_edge")
+
+    def on_rows(self, rows: np.ndarray):
+        if len(rows) == self.n:
+            return self
+        if self._rows_key != id(rows):
+            self._rows_key = id(rows)
+            self._rows_tester = CITester(self.codes[rows], "kendall", variant="a", levels=self.levels,
+                                         degenerate="keep_edge")
+        tester = self._rows_tester
+
+        def query(x: int, y: int, S: tuple[int, ...]) -> float:
+            before = tester.n_computed
+            value = self.one_sided(tester(x, y, S).statistic)
+            self.n_subsample_tests += tester.n_computed - before
+            return value
+
+        return query
+
+
+class _KeepEdgeDecider(SieveKendallDecider):
+    """Sieve-and-examine where a NaN answer keeps the edge, as ``NaN + noise >= T`` is False in the authors' code."""
+
+    def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
+        on_subsample = self.query.on_rows(self.mechanism.subsample)(x, y, S)
+        if math.isnan(on_subsample):
+            return False  # uncharged, data-dependent: the reason this line is not DP
+        if not self.mechanism.sieve(on_subsample):
+            return False
+        on_full = self.query(x, y, S)
+        return self.mechanism.examine(-math.inf if math.isnan(on_full) else on_full)
+
+
+def priv_pc_keep_edge(data, *, levels, epsilon_per_test: float, rng: RngLike, delta: float = 1e-3,
+                      alpha: float = 0.10, threshold_tweak: float = 0.02, max_order: int | None = None,
+                      node_names: Sequence[str] | None = None,
+                      sensitivity: SensitivityMode = "reference") -> PCResult:
+    """Priv-PC as the authors' code runs it on degenerate strata — **not differentially private**.
+
+    The conditional Kendall test uses ``degenerate="keep_edge"``: strata in
+    which X or Y is constant are left out, and a test without an informative
+    stratum answers NaN, which never passes the sieve (the edge is kept). That
+    branch reads the data without noise and is charged nothing, so the output
+    is not DP whatever the ledger says; the ledger records the charges of the
+    other tests as :func:`dpcd.discovery.priv_pc.priv_pc` would. Everything
+    else (sub-sample size, sensitivities, threshold tweak) is Priv-PC's.
+    Kept out of :mod:`dpcd` on purpose: no registry entry can reach it.
+
+    >>> from dpcd.datasets import load_bnlearn
+    >>> sample = load_bnlearn("asia", 20_000, rng=0)
+    >>> result = priv_pc_keep_edge(sample.data, levels=sample.levels, epsilon_per_test=1e6, rng=1)
+    >>> frozenset({"either", "xray"}) in result.skeleton
+    True
+    """
+    codes, names, max_order, checked = kendall_run_setup(data, node_names, max_order, levels)
+    query = _KeepEdgeQuery(codes, checked.levels)
+    n, p = codes.shape
+    subsample_size = optimal_subsample_size(n, epsilon_per_test)
+    order_cap = min(max_order, p - 2)
+    full = one_sided_kendall_pvalue_sensitivity(n, query.levels, order_cap, mode=sensitivity)
+    sub = one_sided_kendall_pvalue_sensitivity(subsample_size, query.levels, order_cap, mode=sensitivity)
+    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
+    mechanism = SieveAndExamine(n=n, threshold=alpha, threshold_tweak=threshold_tweak, epsilon=epsilon_per_test,
+                                sensitivity=full, subsample_sensitivity=sub, subsample_size=subsample_size,
+                                rng=as_rng(rng), ledger=ledger)
+    result = run_pc(names, _KeepEdgeDecider(query, mechanism), max_order=max_order, ledger=ledger)
+    mechanism.finish()
+    info = {"algorithm": "priv_pc_keep_edge (not DP)", "epsilon_per_test": epsilon_per_test, "delta": delta,
+            "alpha": alpha, "subsample_size": subsample_size, "max_order": max_order,
+            "sensitivity_mode": sensitivity, "n_examined": mechanism.n_examined,
+            "n_full_tests": query.tester.n_computed, "n_subsample_tests": query.n_subsample_tests}
+    return replace(result, info=info)
+
+
+# --------------------------------------------------------------------------- one cell
 
 
 def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike, alpha: float = 0.10,
@@ -31,15 +224,21 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     Samples ``n`` rows of the bnlearn ``network`` with ``rng``, runs
     ``algorithm`` ("priv_pc", "priv_pc_nosub" = Priv-PC with m = n, "svt_pc",
     "em_pc" from :mod:`dpcd.discovery.em_pc`, whose ``epsilon`` is its total
-    budget, or "subsampled_gaussian" from :mod:`dpcd.discovery.subsampled_gaussian_pc`
+    budget, "subsampled_gaussian" from :mod:`dpcd.discovery.subsampled_gaussian_pc`
     with Poisson rate ``sampling_rate`` and noise multiplier
     σ = ``analytic_gaussian_sigma(2, epsilon, delta)``, the σ with which one
     test *without* sub-sampling would be (ε, δ)-DP under the accountant's
     replace-one pair (shift 2Δ); sub-sampling then lowers the per-test cost, and
-    its accumulated cost is ``epsilon_tight``, the PLD total) at per-test ``epsilon``, and scores the CPDAG by CPDAG-pair F1
-    against the true CPDAG (``f1_true``) and against non-private Kendall PC on
-    the same rows at the same threshold (``f1_pc``, the paper's convention).
-    Returns one flat dict: scores, privacy totals, CI-test counts, seconds.
+    its accumulated cost is ``epsilon_tight``, the PLD total; or the not-DP
+    diagnostic "priv_pc_keep_edge", :func:`priv_pc_keep_edge`) at per-test
+    ``epsilon``, and scores the CPDAG by CPDAG-pair F1 against the true CPDAG
+    (``f1_true``) and against non-private Kendall PC on the same rows at the
+    same threshold (``f1_pc``, the paper's convention: "Priv-PC converges to
+    PC"); that PC uses the same degenerate-strata convention as the line
+    ("keep_edge" for the diagnostic, "independent" otherwise), and
+    ``f1_pc_vs_true`` scores it against the truth. ``sensitivity`` applies to
+    the Kendall lines only (EM-PC's score bound is its own). Returns one flat
+    dict: scores, privacy totals, CI-test counts, seconds.
     """
     from dpcd.datasets import load_bnlearn
     from dpcd.discovery.pc import pc
@@ -47,8 +246,8 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
 
     from .experiments import timed
 
-    if algorithm not in EXPERIMENT_LINES:
-        raise ValueError(f"algorithm must be one of {EXPERIMENT_LINES}, got {algorithm!r}")
+    if algorithm not in EXPERIMENT_LINES + DIAGNOSTIC_LINES:
+        raise ValueError(f"algorithm must be one of {EXPERIMENT_LINES + DIAGNOSTIC_LINES}, got {algorithm!r}")
     generator = as_rng(rng)
     sample = load_bnlearn(network, n, generator)
     data, dag, levels = sample.data, sample.dag, sample.levels  # the network's domains: public
@@ -56,7 +255,9 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     names = list(data.columns)
     truth = dag_to_cpdag(dag)
     max_order = reference_max_order(len(codes), codes.shape[1])
-    reference = pc(codes, ci_test="kendall", alpha=min(2 * alpha, 0.999), max_order=max_order, node_names=names)
+    convention = "keep_edge" if algorithm in DIAGNOSTIC_LINES else "independent"
+    reference = pc(codes, ci_test="kendall", alpha=min(2 * alpha, 0.999), max_order=max_order, node_names=names,
+                   degenerate=convention)
     if algorithm == "em_pc":
         from dpcd.discovery.em_pc import em_pc
 
@@ -69,15 +270,19 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
 
         sigma = analytic_gaussian_sigma(2.0, epsilon, delta)
         result, seconds = timed(subsampled_gaussian_pc, codes, levels=levels, sigma=sigma,
-                                sampling_rate=sampling_rate, delta=delta, alpha=alpha, rng=generator, max_order=max_order, node_names=names,
-                                sensitivity=sensitivity)
+                                sampling_rate=sampling_rate, delta=delta, alpha=alpha, rng=generator,
+                                max_order=max_order, node_names=names, sensitivity=sensitivity)
         n_full = result.info["n_full_tests"]
     elif algorithm == "svt_pc":
         from dpcd.discovery.svt_pc import svt_pc
 
         result, seconds = timed(svt_pc, codes, levels=levels, epsilon_per_edge=epsilon, delta=delta, alpha=alpha,
-                                rng=generator,
-                                max_order=max_order, node_names=names, sensitivity=sensitivity)
+                                rng=generator, max_order=max_order, node_names=names, sensitivity=sensitivity)
+        n_full = result.info["n_full_tests"]
+    elif algorithm == "priv_pc_keep_edge":
+        result, seconds = timed(priv_pc_keep_edge, codes, levels=levels, epsilon_per_test=epsilon, delta=delta,
+                                alpha=alpha, threshold_tweak=threshold_tweak, rng=generator, max_order=max_order,
+                                node_names=names, sensitivity=sensitivity)
         n_full = result.info["n_full_tests"]
     else:
         size = len(codes) if algorithm == "priv_pc_nosub" else None
@@ -95,3 +300,123 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
         "n_examined": result.info.get("n_examined", result.info.get("n_hits", np.nan)),
         **totals,
     }
+
+
+# --------------------------------------------------------------------------- claims
+
+
+def _window_mean(frame: pd.DataFrame, algorithm: str, window: str, column: str) -> float:
+    low, high = _WINDOWS[window]
+    part = frame[(frame["algorithm"] == algorithm) & (frame["cost"] >= low) & (frame["cost"] <= high)]
+    return float(part[column].mean()) if len(part) else math.nan
+
+
+def _at_largest(frame: pd.DataFrame, algorithm: str, column: str) -> float:
+    part = frame[frame["algorithm"] == algorithm]
+    if part.empty:
+        return math.nan
+    return float(part.loc[part["epsilon"] == part["epsilon"].max(), column].mean())
+
+
+def fig1_claims(results: pd.DataFrame, *, sensitivity: str = "proven", column: str = "f1_pc") -> pd.DataFrame:
+    """Per claim of Sec. 4.2 and network: whether it holds (rules :data:`CLAIM_RULES`), and the numbers.
+
+    ``results`` are rows of :func:`run_cell` (columns network, algorithm,
+    epsilon, sensitivity, the privacy totals and ``column``). The Kendall lines
+    are taken at ``sensitivity`` ("proven": the declared DP lines;
+    "reference": the authors' Δ, a diagnostic, which leaves out the claim on
+    EM-PC alone); EM-PC has one line. A cell
+    whose numbers are missing (no run in the window) is left out. Returns one
+    row per (claim, network) with ``claim_id``, ``cell`` (the network), ``holds`` and ``detail``.
+
+    >>> rows = [{"network": "x", "algorithm": a, "epsilon": e, "sensitivity": "proven", "f1_pc": f,
+    ...          "epsilon_advanced": c, "epsilon_tight": c}
+    ...         for a, e, f, c in [("priv_pc", 4.0, 1.0, 20.0), ("em_pc", 100.0, 0.7, 0.0),
+    ...                            ("svt_pc", 4.0, 0.5, 20.0), ("subsampled_gaussian", 50.0, 0.4, 20.0)]]
+    >>> table = fig1_claims(pd.DataFrame(rows)).set_index("claim_id")["holds"]
+    >>> bool(table["priv_pc:sec4.2:priv_pc-converges"]), bool(table["priv_pc:sec4.2:em_pc-does-not-converge"])
+    (True, True)
+    """
+    if sensitivity not in ("proven", "reference"):
+        raise ValueError(f"sensitivity must be 'proven' or 'reference', got {sensitivity!r}")
+    keep = (results["algorithm"] == "em_pc") | (results["sensitivity"] == sensitivity)
+    frame = results[keep & results["algorithm"].isin(EXPERIMENT_LINES)].copy()
+    frame["cost"] = accumulated_cost(frame)
+    rows = []
+
+    def add(claim: str, network: str, holds: bool | None, detail: str) -> None:
+        if holds is not None:
+            rows.append({"claim_id": f"priv_pc:sec4.2:{claim}", "cell": network, "holds": bool(holds),
+                         "detail": detail})
+
+    for network, part in frame.groupby("network", sort=False):
+        priv = _at_largest(part, "priv_pc", column)
+        add("priv_pc-converges", network, None if math.isnan(priv) else priv >= _CONVERGED,
+            f"Priv-PC {priv:.2f} at the largest per-test epsilon")
+        em = _at_largest(part, "em_pc", column)
+        if sensitivity == "proven":  # EM-PC alone: the Kendall calibration does not enter this claim
+            add("em_pc-does-not-converge", network, None if math.isnan(em) else em < _CONVERGED,
+                f"EM-PC {em:.2f} at its largest total epsilon")
+        for claim, window, first, second in (("priv_pc-beats-em_pc-at-large-cost", "large", "priv_pc", "em_pc"),
+                                             ("em_pc-beats-priv_pc-at-small-cost", "small", "em_pc", "priv_pc")):
+            a, b = _window_mean(part, first, window, column), _window_mean(part, second, window, column)
+            add(claim, network, None if math.isnan(a) or math.isnan(b) else a > b,
+                f"{LABELS[first]} {a:.2f} vs {LABELS[second]} {b:.2f}")
+        priv, svt = _window_mean(part, "priv_pc", "axis", column), _window_mean(part, "svt_pc", "axis", column)
+        add("priv_pc-much-better-than-svt_pc", network,
+            None if math.isnan(priv) or math.isnan(svt) else priv - svt >= _MUCH_BETTER,
+            f"Priv-PC {priv:.2f} vs SVT-PC {svt:.2f}")
+        sg, em, svt = (_window_mean(part, a, "axis", column) for a in ("subsampled_gaussian", "em_pc", "svt_pc"))
+        add("sg-worse-than-em_pc-and-svt_pc", network,
+            None if any(math.isnan(v) for v in (sg, em, svt)) else sg < min(em, svt),
+            f"SG {sg:.2f} vs EM-PC {em:.2f}, SVT-PC {svt:.2f}")
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
+def table2_claims(timing: pd.DataFrame) -> pd.DataFrame:
+    """Per claim of Sec. 4.3 and network: whether it holds on our timings (median seconds, same machine).
+
+    >>> timing = pd.DataFrame({"network": ["x"] * 3, "algorithm": ["priv_pc", "priv_pc_nosub", "em_pc"],
+    ...                        "seconds": [1.0, 2.0, 5.0]})
+    >>> table2_claims(timing)["holds"].tolist()
+    [True, True]
+    """
+    medians = timing.groupby(["network", "algorithm"], sort=False)["seconds"].median().unstack()
+    rows = []
+    for network, row in medians.iterrows():
+        for claim, slow in (("priv_pc-faster-than-em_pc", "em_pc"), ("subsampling-speeds-up-priv_pc", "priv_pc_nosub")):
+            if slow in row and "priv_pc" in row and not (math.isnan(row[slow]) or math.isnan(row["priv_pc"])):
+                rows.append({"claim_id": f"priv_pc:sec4.3:{claim}", "cell": network,
+                             "holds": bool(row[slow] > row["priv_pc"]),
+                             "detail": f"{LABELS[slow]} {row[slow]:.3f} s vs Priv-PC {row['priv_pc']:.3f} s "
+                                       f"(x{row[slow] / row['priv_pc']:.2f})"})
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
+def qualitative_rows(claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,
+                     diagnostic_cells: pd.DataFrame | None = None, diagnostic: str = "") -> pd.DataFrame:
+    """Comparison rows (:func:`dpcd_papers.reporting.qualitative_claim`) for the claims of ``claims``.
+
+    ``claims``: rows of ``data/paper_values/priv_pc.csv`` without a number
+    (claim_id, item, claim, note); ``cells``: the cells of the declared lines
+    (:func:`fig1_claims`, :func:`table2_claims`); ``diagnostic_cells``: the
+    same rules under a diagnostic line, whose share of holding cells is
+    attached (it never changes a verdict).
+    """
+    from .reporting import qualitative_claim
+
+    rows = []
+    for claim in claims.itertuples():
+        mine = cells[cells["claim_id"] == claim.claim_id]
+        failing = "; ".join(f"{c.cell}: {c.detail}" for c in mine.itertuples() if not c.holds)
+        source = claim.note if isinstance(claim.note, str) and claim.note.strip() else claim.source
+        note = f"{source.rstrip('.')}. Rule: {CLAIM_RULES[claim.claim_id]}." + (f" Fails in: {failing}." if failing else "")
+        row = qualitative_claim("priv_pc", claim.claim_id, claim.item, claim.claim, holds=int(mine["holds"].sum()),
+                                cells=len(mine), line=line, note=note)
+        if diagnostic_cells is not None:
+            theirs = diagnostic_cells[diagnostic_cells["claim_id"] == claim.claim_id]
+            if len(theirs):
+                row["diagnostic"] = diagnostic
+                row["diagnostic_value"] = float(theirs["holds"].mean())
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -8,10 +8,13 @@
 """
 
 from .discrete import (
+                       DEGENERATE_CONVENTIONS,
+                       check_degenerate,
                        chi2_test,
                        chi2_type_statistic,
                        contingency_table,
                        g2_test,
+                       informative_strata,
                        kendall_tau,
                        kendall_tau_test,
                        kendall_weights,
@@ -25,7 +28,8 @@ from .fisher import fisher_z_from_matrix, fisher_z_test, partial_correlation
 from .result import CIResult, normal_two_sided_p
 from .tester import TESTS, CITester
 
-__all__ = ["CIResult", "CITester", "TESTS", "chi2_test", "chi2_type_statistic", "contingency_table",
-           "fisher_z_from_matrix", "fisher_z_test", "g2_test", "kendall_tau", "kendall_tau_test", "kendall_weights",
-           "normal_two_sided_p", "observed_levels", "partial_correlation", "spearman_rho_test", "spearman_weights",
-           "stratified_kendall", "stratified_spearman"]
+__all__ = ["CIResult", "CITester", "DEGENERATE_CONVENTIONS", "TESTS", "check_degenerate", "chi2_test",
+           "chi2_type_statistic", "contingency_table", "fisher_z_from_matrix", "fisher_z_test", "g2_test",
+           "informative_strata", "kendall_tau", "kendall_tau_test", "kendall_weights", "normal_two_sided_p",
+           "observed_levels", "partial_correlation", "spearman_rho_test", "spearman_weights", "stratified_kendall",
+           "stratified_spearman"]

@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import math
 from typing import Literal, Sequence
 
 import numpy as np
@@ -24,6 +25,9 @@ from ..validation import as_data_matrix
 from .result import CIResult, normal_two_sided_p
 
 __all__ = [
+    "DEGENERATE_CONVENTIONS",
+    "check_degenerate",
+    "informative_strata",
     "observed_levels",
     "contingency_table",
     "chi2_type_statistic",
@@ -37,6 +41,37 @@ __all__ = [
     "stratified_kendall",
     "stratified_spearman",
 ]
+
+
+DEGENERATE_CONVENTIONS = ("independent", "keep_edge")
+"""How a rank test treats degenerate strata (``degenerate=`` of :func:`stratified_kendall`,
+:class:`dpcd.ci.CITester` and :func:`dpcd.discovery.pc.pc`).
+
+* ``"independent"`` (default): every stratum with at least two rows enters the
+  pooled statistic with its weight; in a stratum where X or Y takes a single
+  value τ is 0, and a test without any informative stratum has z = 0 (p = 1):
+  no evidence of dependence, so PC removes the edge. The weights depend on the
+  stratum sizes only, which is what the sensitivity bounds of
+  :mod:`dpcd.privacy.sensitivity` assume.
+* ``"keep_edge"``: the convention of the public code of Wang, Pang & Song
+  (2020): a stratum in which X or Y takes a single value (τ undefined: every
+  pair tied, zero degrees of freedom) or that has at most two rows is left out
+  of the pooled statistic, and a test left without any informative stratum
+  returns NaN, which PC reads as "not independent": the edge is kept. For
+  non-private use only: whether a stratum is degenerate is read from the data
+  without noise, so no differentially private algorithm accepts it.
+"""
+
+
+def check_degenerate(degenerate: str) -> str:
+    """Return ``degenerate`` if it is one of :data:`DEGENERATE_CONVENTIONS`, else raise a ``ValueError``.
+
+    >>> check_degenerate("keep_edge")
+    'keep_edge'
+    """
+    if not isinstance(degenerate, str) or degenerate not in DEGENERATE_CONVENTIONS:
+        raise ValueError(f"degenerate must be one of {DEGENERATE_CONVENTIONS}, got {degenerate!r}")
+    return degenerate
 
 
 # Contingency tables
@@ -225,15 +260,50 @@ def spearman_weights(n: np.ndarray) -> np.ndarray:
     return np.where(n >= 3, n - 1, 0.0)
 
 
-def stratified_kendall(table: np.ndarray, variant: Literal["a", "b"] = "a") -> CIResult:
+def informative_strata(table: np.ndarray) -> np.ndarray:
+    """Per stratum of a (strata, |X|, |Y|) table: X and Y each take at least two values and it has ≥ 3 rows.
+
+    The strata on which the public code of Wang, Pang & Song (2020) computes
+    Kendall's τ; the others are *degenerate* (see :data:`DEGENERATE_CONVENTIONS`).
+
+    >>> table = np.array([[[5, 0], [0, 5]], [[4, 3], [0, 0]]])  # stratum 2: X constant
+    >>> informative_strata(table).tolist()
+    [True, False]
+    """
+    table = np.asarray(table)
+    if table.ndim != 3:
+        raise ValueError(f"table must have shape (strata, |X|, |Y|), got shape {table.shape}")
+    x_values = (table.sum(axis=2) > 0).sum(axis=1)
+    y_values = (table.sum(axis=1) > 0).sum(axis=1)
+    return (x_values >= 2) & (y_values >= 2) & (table.sum(axis=(1, 2)) >= 3)
+
+
+def stratified_kendall(table: np.ndarray, variant: Literal["a", "b"] = "a", *,
+                       degenerate: str = "independent") -> CIResult:
     """Conditional Kendall's τ test from a stratified table (strata, |X|, |Y|).
 
     statistic = Σ wᵢ τᵢ / √Σ wᵢ with wᵢ = ``kendall_weights`` (Wang et al. 2020,
     App. D, Def. 6) — a z-score under independence; two-sided normal p-value.
     ``effect`` is the weight-averaged τ.
+
+    ``degenerate`` (:data:`DEGENERATE_CONVENTIONS`): ``"independent"`` (default)
+    pools every stratum, a degenerate one with τ = 0, and gives p = 1 when no
+    stratum is informative; ``"keep_edge"`` (the Priv-PC authors' code, not for
+    private use) pools only :func:`informative_strata` and returns p = NaN when
+    there is none, so PC keeps the edge.
+
+    >>> table = np.array([[[40, 30], [0, 0]]])  # one stratum, X constant in it
+    >>> stratified_kendall(table).p_value, math.isnan(stratified_kendall(table, degenerate="keep_edge").p_value)
+    (1.0, True)
     """
+    check_degenerate(degenerate)
     tau, n = _kendall_from_table(table, variant)
     w = kendall_weights(n)
+    if degenerate == "keep_edge":
+        informative = informative_strata(table)
+        if not informative.any():
+            return CIResult(math.nan, math.nan, None, math.nan)
+        w = np.where(informative, w, 0.0)
     z, p = _weighted_z(tau, w)
     effect = float((w * tau).sum() / w.sum()) if w.sum() > 0 else 0.0
     return CIResult(z, p, None, effect)
@@ -274,16 +344,17 @@ def kendall_tau(a: np.ndarray, b: np.ndarray, variant: Literal["a", "b"] = "b") 
 
 
 def kendall_tau_test(data, x: int, y: int, S: Sequence[int] = (), *, variant: Literal["a", "b"] = "a",
-                     levels: np.ndarray | None = None) -> CIResult:
+                     levels: np.ndarray | None = None, degenerate: str = "independent") -> CIResult:
     """Conditional Kendall's τ test on integer-coded (ordinal) data, stratified by S.
 
     The weights are the no-ties inverse variances of Wang et al. (2020),
     Def. 6. With τ-a (the default, as in that paper) ties shrink τ towards 0,
     so the test is conservative on tied data; τ-b with the same weights is
-    anti-conservative on heavily tied data.
+    anti-conservative on heavily tied data. ``degenerate``: how strata in
+    which X or Y is constant count (:data:`DEGENERATE_CONVENTIONS`).
     """
     codes = data if levels is not None else as_data_matrix(data, kind="discrete")
-    return stratified_kendall(contingency_table(codes, x, y, S, levels), variant)
+    return stratified_kendall(contingency_table(codes, x, y, S, levels), variant, degenerate=degenerate)
 
 
 def spearman_rho_test(data, x: int, y: int, S: Sequence[int] = (), *, levels: np.ndarray | None = None) -> CIResult:

@@ -16,6 +16,7 @@ import numpy as np
 from ..schema import check_codes, public_levels
 from ..validation import as_data_matrix
 from .discrete import (
+    check_degenerate,
     chi2_type_statistic,
     contingency_table,
     observed_levels,
@@ -56,10 +57,18 @@ class CITester:
         (a sequence, a mapping or a :class:`~dpcd.schema.Schema`); private
         algorithms pass them so that table shapes never depend on the data.
         Default: max code + 1 per column, read from the data (non-private use only).
+    degenerate : for "kendall", how strata in which X or Y is constant count:
+        "independent" (default) or "keep_edge", the Priv-PC authors' convention
+        (a test without an informative stratum returns p = NaN and PC keeps
+        the edge); see :data:`dpcd.ci.discrete.DEGENERATE_CONVENTIONS`. The
+        private algorithms never pass it: it branches on the data without noise.
     """
 
     def __init__(self, data, test: str | Callable = "g2", *, variant: Literal["a", "b"] = "a",
-                 levels=None):
+                 levels=None, degenerate: str = "independent"):
+        check_degenerate(degenerate)
+        if degenerate != "independent" and test != "kendall":
+            raise ValueError(f"degenerate={degenerate!r} is defined for test='kendall' only, got test={test!r}")
         if callable(test):
             self._kind = "custom"
             self._custom = test
@@ -86,6 +95,7 @@ class CITester:
             raise ValueError(f"variant must be 'a' or 'b', got {variant!r}")
         self.test = test
         self.variant = variant
+        self.degenerate = degenerate
         self._cache: dict[tuple, CIResult] = {}
         self.n_computed = 0
 
@@ -110,7 +120,7 @@ class CITester:
             stat, dof, p = chi2_type_statistic(table, kind)
             return CIResult(stat, p, dof)
         if kind == "kendall":
-            return stratified_kendall(table, self.variant)
+            return stratified_kendall(table, self.variant, degenerate=self.degenerate)
         return stratified_spearman(table)
 
     def table(self, x: int, y: int, S: Sequence[int] = ()) -> np.ndarray:

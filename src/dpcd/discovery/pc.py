@@ -86,14 +86,20 @@ class Decider:
 
 
 class PValueDecider(Decider):
-    """Non-private decisions: independent when the test's p-value exceeds α."""
+    """Non-private decisions: independent when the test's p-value exceeds α.
+
+    A NaN p-value (a test without evidence either way, e.g. Kendall's τ with
+    ``degenerate="keep_edge"`` when every stratum is degenerate) is not above α:
+    the edge is kept.
+    """
 
     def __init__(self, tester: Callable[[int, int, tuple[int, ...]], CIResult], alpha: float):
         self.tester = tester
         self.alpha = check_probability(alpha, "alpha")
 
     def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
-        return self.tester(x, y, S).p_value > self.alpha
+        p_value = float(self.tester(x, y, S).p_value)
+        return not math.isnan(p_value) and p_value > self.alpha
 
 
 class OracleDecider(Decider):
@@ -243,7 +249,7 @@ def run_pc(nodes: Sequence[str], decider: Decider, *, max_order: int | None = No
 
 
 def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: int | None = None,
-       node_names: Sequence[str] | None = None, variant: str = "a") -> PCResult:
+       node_names: Sequence[str] | None = None, variant: str = "a", degenerate: str = "independent") -> PCResult:
     """Non-private PC: the engine with the p-value decider (independent when p > α).
 
     Parameters
@@ -257,6 +263,16 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
     node_names : names of the variables (default: the DataFrame's columns or
         "X1".."Xp").
     variant : Kendall's τ variant for ``ci_test="kendall"``.
+    degenerate : for ``ci_test="kendall"``, how strata in which X or Y is
+        constant count (:data:`dpcd.ci.discrete.DEGENERATE_CONVENTIONS`):
+        "independent" (default: they add τ = 0, and a test without an
+        informative stratum has p = 1, so the edge is removed) or "keep_edge"
+        (the Priv-PC authors' code: they are left out, and a test without an
+        informative stratum has p = NaN, so the edge is kept). Deterministic
+        nodes (asia's ``either`` = tub OR lung) make every stratum of some tests
+        degenerate. Only this non-private PC offers the option: the choice reads
+        the data without noise, so the private algorithms and
+        :mod:`dpcd.registry` never take it.
 
     No privacy: this is the reference every private variant is compared with.
 
@@ -270,11 +286,12 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
     (True, True)
     """
     alpha = check_probability(alpha, "alpha")
-    tester = CITester(data, ci_test, variant=variant)
+    tester = CITester(data, ci_test, variant=variant, degenerate=degenerate)
     names = node_names_of(data, node_names)
     result = run_pc(names, PValueDecider(tester, alpha), max_order=max_order)
     test_name = ci_test if isinstance(ci_test, str) else getattr(ci_test, "__name__", "custom")
-    return replace(result, info={"ci_test": test_name, "alpha": alpha, "n_computed": tester.n_computed})
+    return replace(result, info={"ci_test": test_name, "alpha": alpha, "n_computed": tester.n_computed,
+                                 "degenerate": degenerate})
 
 
 def worst_case_tests(p: int, max_order: int | None = None) -> int:
