@@ -115,3 +115,32 @@ def test_tolerance_widens_with_fewer_runs_and_flips_a_verdict():
                                  line="em_pc")["verdict"].iloc[0]
 
     assert verdict(2) == "reproduced" and verdict(20) == "not reproduced"
+
+
+def test_a_constant_predictor_fails_on_the_private_anm_table():
+    """A coin (0.5 for every ANM probability) against the Table 2 rows the private_anm notebook judges.
+
+    Same rows, sd, runs and floor as the notebook (``private_anm.table2_claims``); the constant gets the
+    runs of the paper's side and either no sd of its own (it borrows the paper's) or the sd a coin has
+    over the runs: a pair's non-private accuracy is the mean of 10 split decisions (sd 0.5/√10), while a
+    private probability of ½ is ½ in every run (sd 0). Where the paper's numbers are informative — what
+    privacy costs on pairs with a stable decision — the coin fails; the 10-pair averages of non-private
+    accuracy (0.44–0.68) cannot tell it from the method, which the notebook states.
+    """
+    import numpy as np
+
+    from dpcd_papers import private_anm
+
+    claims = private_anm.table2_claims(reporting.load_paper_values("private_anm"))
+    accuracy = claims["metric"] == private_anm.ACCURACY
+    for coin_sd in (np.full(len(claims), np.nan), np.where(accuracy, 0.5 / np.sqrt(10), 0.0)):
+        constant = pd.DataFrame({"claim_id": claims["claim_id"], "value": 0.5, "sd": coin_sd, "runs": claims["runs"]})
+        verdicts = reporting.compare(claims, constant, on=["claim_id"], line="constant 0.5",
+                                     paper="private_anm").set_index("claim_id")["verdict"]
+        failed = verdicts == "not reproduced"
+        assert failed.sum() > len(claims) / 2, verdicts.to_dict()
+        retention = verdicts[~accuracy.to_numpy()]
+        assert (retention == "not reproduced").sum() >= 9  # of 12
+        # the ε = 2 rank-score rows (paper 0.998 and 1.00 on six pairs) reject a coin outright
+        assert failed["private_anm:table-2:kendall:eps=2:retention"]
+        assert failed["private_anm:table-2:spearman:eps=2:retention"]
