@@ -85,7 +85,7 @@ def test_one_claim_is_one_row_whatever_the_number_of_lines(out):
 
 def test_report_counts_each_claim_once(out, capsys):
     assert main(["report", "--out", str(out)]) == 0
-    assert ("6 paper claims: 3 reproduced, 2 not reproduced (1 of them explained by a diagnostic), 1 not computed"
+    assert ("6 claims: 3 reproduced, 2 not reproduced (1 of them explained by a diagnostic), 1 not computed"
             in capsys.readouterr().out)
     text = (out / "REPORT.md").read_text()
     row = next(line for line in text.splitlines() if line.startswith("| em_pc "))

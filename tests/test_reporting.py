@@ -248,7 +248,7 @@ def test_a_claim_judged_in_two_notebooks_is_refused(results_dir):
 def test_report_command(results_dir, tmp_path, capsys):
     assert main(["report", "--out", str(results_dir)]) == 0
     assert (results_dir / "REPORT.md").exists()
-    assert "6 paper claims: 3 reproduced, 2 not reproduced (0 of them explained by a diagnostic), 1 not computed" \
+    assert "6 claims: 3 reproduced, 2 not reproduced (0 of them explained by a diagnostic), 1 not computed" \
         in capsys.readouterr().out
     empty = tmp_path / "empty"
     empty.mkdir()

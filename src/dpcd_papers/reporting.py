@@ -607,10 +607,10 @@ def summary_line(counts: pd.DataFrame) -> str:
     >>> counts = pd.DataFrame([{"paper": "total", "claims": 10, "reproduced": 6, "not reproduced": 3,
     ...                         "explained by a diagnostic": 2, "not computed": 1}])
     >>> summary_line(counts)
-    '10 paper claims: 6 reproduced, 3 not reproduced (2 of them explained by a diagnostic), 1 not computed'
+    '10 claims: 6 reproduced, 3 not reproduced (2 of them explained by a diagnostic), 1 not computed'
     """
     total = counts.set_index("paper").loc["total"]
-    return (f"{int(total['claims'])} paper claims: {int(total['reproduced'])} reproduced, "
+    return (f"{int(total['claims'])} claims: {int(total['reproduced'])} reproduced, "
             f"{int(total['not reproduced'])} not reproduced ({int(total['explained by a diagnostic'])} of them "
             f"explained by a diagnostic), {int(total['not computed'])} not computed")
 
@@ -666,7 +666,7 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
     opening["notebooks (profile)"] = opening["paper"].map(where)
     lines = ["# Paper vs. reproduced", "", _REPORT_INTRO, "## Summary", "",
              summary_line(counts) + ".", "", to_markdown(opening)]
-    for paper in [p for p in counts["paper"] if p != "total"]:
+    for paper in [p for p in counts["paper"] if p not in ("total", "dpcd")]:
         lines += [f"### If you cite {PAPERS.get(paper, paper)}", ""]
         paragraphs = [(folder / CITING_FILE).read_text(encoding="utf-8").strip() for folder in folders
                       if folder.name in notebooks[paper] and (folder / CITING_FILE).is_file()]
