@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from dpcd.discovery.em_pc import PUBLIC as EM_PC_PUBLIC
-from dpcd.discovery.em_pc import EMPCDecider, round_split, default_max_distance, em_pc
+from dpcd.discovery.em_pc import EMPCDecider, default_max_distance, em_pc, round_split
 from dpcd.discovery.lapmech import DEFAULT_MAX_CELLS, NoisyTableDecider, lapmech
 from dpcd.discovery.pc import PCResult, node_names_of, pc, run_pc
 from dpcd.graphs import tpr_fpr_tdr

@@ -137,26 +137,9 @@ def accumulated_cost(results: pd.DataFrame) -> pd.Series:
 class _KeepEdgeQuery(KendallPValueQuery):
     """The Kendall p-value query with the authors' degenerate-strata convention (NaN = no evidence)."""
 
-    def __init__(self, codes: np.ndarray, levels):
-        super().__init__(codes, levels)
-        self.tester = CITester(self.codes, "kendall", variant="a", levels=self.levels, degenerate="keep_edge")
-
-    def on_rows(self, rows: np.ndarray):
-        if len(rows) == self.n:
-            return self
-        if self._rows_key != id(rows):
-            self._rows_key = id(rows)
-            self._rows_tester = CITester(self.codes[rows], "kendall", variant="a", levels=self.levels,
-                                         degenerate="keep_edge")
-        tester = self._rows_tester
-
-        def query(x: int, y: int, S: tuple[int, ...]) -> float:
-            before = tester.n_computed
-            value = self.one_sided(tester(x, y, S).statistic)
-            self.n_subsample_tests += tester.n_computed - before
-            return value
-
-        return query
+    @staticmethod
+    def make_tester(codes: np.ndarray, levels) -> CITester:
+        return CITester(codes, "kendall", variant="a", levels=levels, degenerate="keep_edge")
 
 
 class _KeepEdgeDecider(SieveKendallDecider):

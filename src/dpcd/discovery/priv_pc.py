@@ -114,13 +114,18 @@ class KendallPValueQuery:
     """
 
     def __init__(self, codes: np.ndarray, levels):
-        self.tester = CITester(codes, "kendall", variant="a", levels=levels)
+        self.tester = self.make_tester(codes, levels)
         self.codes = self.tester.data
         self.n = self.tester.n_rows
         self.levels = self.tester.levels
         self._rows_key: int | None = None
         self._rows_tester: CITester | None = None
         self.n_subsample_tests = 0
+
+    @staticmethod
+    def make_tester(codes: np.ndarray, levels) -> CITester:
+        """The conditional Kendall τ-a tester on ``codes`` with the public ``levels``."""
+        return CITester(codes, "kendall", variant="a", levels=levels)
 
     @staticmethod
     def one_sided(z: float) -> float:
@@ -134,7 +139,7 @@ class KendallPValueQuery:
             return self
         if self._rows_key != id(rows):
             self._rows_key = id(rows)
-            self._rows_tester = CITester(self.codes[rows], "kendall", variant="a", levels=self.levels)
+            self._rows_tester = self.make_tester(self.codes[rows], self.levels)
         tester = self._rows_tester
 
         def query(x: int, y: int, S: tuple[int, ...]) -> float:
