@@ -423,29 +423,8 @@ def numeric_claims(fig1: pd.DataFrame, fig3: pd.DataFrame, *, variant: str = "pu
 
 def qualitative_rows(claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,
                      diagnostic_cells: pd.DataFrame | None = None, diagnostic: str = "") -> pd.DataFrame:
-    """Comparison rows (:func:`dpcd_papers.reporting.qualitative_claim`) for the qualitative claims.
+    """:func:`dpcd_papers.reporting.qualitative_rows` for this paper's claims under :data:`CLAIM_RULES`."""
+    from .reporting import qualitative_rows as judged
 
-    ``claims``: the rows of the paper-values file without a number (claim_id,
-    item, claim, note, optional share); ``cells``: the cells of
-    our declared line; ``diagnostic_cells``: the same rules under a diagnostic
-    line, whose share of holding cells is attached (it never changes a verdict).
-    """
-    from .reporting import QUALITATIVE_SHARE, qualitative_claim
-
-    rows = []
-    for claim in claims.itertuples():
-        mine = cells[cells["claim_id"] == claim.claim_id]
-        share = getattr(claim, "share", QUALITATIVE_SHARE)
-        share = QUALITATIVE_SHARE if share is None or (isinstance(share, float) and math.isnan(share)) else share
-        failing = "; ".join(f"{c.cell}: {c.detail}" for c in mine.itertuples() if not c.holds)[:400]
-        source = claim.note if isinstance(claim.note, str) and claim.note.strip() else claim.source
-        note = f"{source.rstrip('.')}. Rule: {CLAIM_RULES.get(claim.claim_id, '')}" + (f" Fails in: {failing}" if failing else "")
-        row = qualitative_claim("pcd", claim.claim_id, claim.item, claim.claim, holds=int(mine["holds"].sum()),
-                                cells=len(mine), line=line, note=note, share=float(share))
-        if diagnostic_cells is not None:
-            theirs = diagnostic_cells[diagnostic_cells["claim_id"] == claim.claim_id]
-            if len(theirs):
-                row["diagnostic"] = diagnostic
-                row["diagnostic_value"] = float(theirs["holds"].mean())
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return judged("pcd", claims, cells, line=line, rules=CLAIM_RULES, diagnostic_cells=diagnostic_cells,
+                  diagnostic=diagnostic)

@@ -378,28 +378,8 @@ def table2_claims(timing: pd.DataFrame) -> pd.DataFrame:
 
 def qualitative_rows(claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,
                      diagnostic_cells: pd.DataFrame | None = None, diagnostic: str = "") -> pd.DataFrame:
-    """Comparison rows (:func:`dpcd_papers.reporting.qualitative_claim`) for the claims of ``claims``.
+    """:func:`dpcd_papers.reporting.qualitative_rows` for this paper's claims under :data:`CLAIM_RULES`."""
+    from .reporting import qualitative_rows as judged
 
-    ``claims``: rows of ``data/paper_values/priv_pc.csv`` without a number
-    (claim_id, item, claim, note); ``cells``: the cells of the declared lines
-    (:func:`fig1_claims`, :func:`table2_claims`); ``diagnostic_cells``: the
-    same rules under a diagnostic line, whose share of holding cells is
-    attached (it never changes a verdict).
-    """
-    from .reporting import qualitative_claim
-
-    rows = []
-    for claim in claims.itertuples():
-        mine = cells[cells["claim_id"] == claim.claim_id]
-        failing = "; ".join(f"{c.cell}: {c.detail}" for c in mine.itertuples() if not c.holds)
-        source = claim.note if isinstance(claim.note, str) and claim.note.strip() else claim.source
-        note = f"{source.rstrip('.')}. Rule: {CLAIM_RULES[claim.claim_id]}." + (f" Fails in: {failing}." if failing else "")
-        row = qualitative_claim("priv_pc", claim.claim_id, claim.item, claim.claim, holds=int(mine["holds"].sum()),
-                                cells=len(mine), line=line, note=note)
-        if diagnostic_cells is not None:
-            theirs = diagnostic_cells[diagnostic_cells["claim_id"] == claim.claim_id]
-            if len(theirs):
-                row["diagnostic"] = diagnostic
-                row["diagnostic_value"] = float(theirs["holds"].mean())
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return judged("priv_pc", claims, cells, line=line, rules=CLAIM_RULES, diagnostic_cells=diagnostic_cells,
+                  diagnostic=diagnostic)

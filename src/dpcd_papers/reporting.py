@@ -21,7 +21,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ __all__ = [
     "claim_id_of",
     "sampling_tolerance",
     "qualitative_claim",
+    "qualitative_rows",
     "attach_diagnostic",
     "diagnose",
     "explained",
@@ -406,6 +407,39 @@ def qualitative_claim(paper: str, claim_id: str, item: str, claim: str, *, holds
             "paper_value": claim, "ours": fraction, "difference": math.nan, "tolerance": share,
             "verdict": verdict, "line": line, "diagnosis": diagnosis, "diagnostic": "", "diagnostic_value": math.nan,
             "note": f"{counted}; {note}" if note else counted}
+
+
+def qualitative_rows(paper: str, claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,
+                     rules: Mapping[str, str], diagnostic_cells: pd.DataFrame | None = None,
+                     diagnostic: str = "") -> pd.DataFrame:
+    """:func:`qualitative_claim` rows for every claim of ``claims`` judged on per-cell results.
+
+    ``claims``: rows of a paper-values file without a number (``claim_id``,
+    ``item``, ``claim``, ``note``/``source``, optional ``share``); ``cells``:
+    one row per (claim, cell) of the declared line with ``claim_id``,
+    ``cell``, ``holds`` and ``detail``; ``rules``: each claim's rule in words,
+    fixed before the run (quoted in the note with the failing cells);
+    ``diagnostic_cells``: the same rules under a diagnostic line, whose share of
+    holding cells is attached as ``diagnostic_value`` (it never changes a verdict).
+    """
+    rows = []
+    for claim in claims.itertuples():
+        mine = cells[cells["claim_id"] == claim.claim_id]
+        share = getattr(claim, "share", QUALITATIVE_SHARE)
+        share = QUALITATIVE_SHARE if not _is_number(share) else float(share)
+        failing = "; ".join(f"{c.cell}: {c.detail}" for c in mine.itertuples() if not c.holds)[:400]
+        source = claim.note if isinstance(claim.note, str) and claim.note.strip() else claim.source
+        note = f"{str(source).rstrip('.')}. Rule: {rules.get(claim.claim_id, '')}" + (
+            f" Fails in: {failing}" if failing else "")
+        row = qualitative_claim(paper, claim.claim_id, claim.item, claim.claim, holds=int(mine["holds"].sum()),
+                                cells=len(mine), line=line, note=note, share=share)
+        if diagnostic_cells is not None:
+            theirs = diagnostic_cells[diagnostic_cells["claim_id"] == claim.claim_id]
+            if len(theirs):
+                row["diagnostic"] = diagnostic
+                row["diagnostic_value"] = float(theirs["holds"].mean())
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
 
 
 def attach_diagnostic(comparison: pd.DataFrame, values: pd.DataFrame, *, name: str, on: str = "claim_id",
