@@ -138,7 +138,8 @@ def test_curate_with_negligible_noise_equals_nonprivate_margin_pc(asia, levels):
     """With a tiny sensitivity and no margins the decisions are the non-private ones."""
     from dpcd.discovery import pc
     ref = pc(asia, ci_test="kendall", alpha=0.05)
-    res = curate(asia, levels=levels, epsilon_total=1e6, rng=0, sensitivity=1e-12, beta1=0.0, beta2=0.0)
+    res = curate(asia, levels=levels, epsilon_total=1e6, rng=0, sensitivity=1e-12, beta1=0.0, beta2=0.0,
+                 unproven_sensitivity=True)
     assert set(res.skeleton) == set(ref.skeleton)
 
 
@@ -338,3 +339,16 @@ def test_subsampled_run_is_amplified_once_within_the_budget():
     (charge,) = res.ledger.entries  # ... and is charged once, amplified
     assert charge.epsilon == pytest.approx(math.log1p(q * math.expm1(spent_on_subsample)))
     assert res.info["epsilon_curate"] == charge.epsilon <= 1.0 + 1e-9 and charge.delta <= 1e-6 * (1 + 1e-9)
+
+
+def test_a_sensitivity_below_the_proven_bound_is_refused_unless_labelled_not_private():
+    from dpcd.datasets import load_bnlearn
+    from dpcd.discovery.curate import curate
+
+    sample = load_bnlearn("cancer", 2_000, rng=0)
+    with pytest.raises(ValueError, match="below the proven bound"):
+        curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0, sensitivity=1e-8)
+    diagnostic = curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0, sensitivity=1e-8,
+                        unproven_sensitivity=True)
+    assert diagnostic.info["differentially_private"] is False
+    assert curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0).info["differentially_private"] is True

@@ -393,7 +393,8 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     if algorithm == "pc":
         result, ledger = reference, None
     elif algorithm in ("curate", "curate_eq16"):
-        extra = {"sensitivity": eq16_sensitivity(n)} if algorithm == "curate_eq16" else {}
+        extra = {"sensitivity": eq16_sensitivity(n), "unproven_sensitivity": True} if algorithm == "curate_eq16" \
+            else {}
         result = curate(data, levels=levels, epsilon_total=epsilon, rng=generator, delta_prime=delta_prime,
                         threshold=threshold, **extra)
         ledger, eps_paper = result.ledger, result.info["epsilon_curate"]

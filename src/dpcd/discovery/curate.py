@@ -450,7 +450,8 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
            delta_total: float | None = None, threshold: float = 0.05, beta1: float = 0.1, beta2: float = 0.1,
            sensitivity: float | None = None, subsample: bool = False, subsample_size: int | None = None,
            max_order: int | None = None, node_names: Sequence[str] | None = None, c1: float = 0.0,
-           c2: float = 0.0, composition: Composition = "advanced") -> PCResult:
+           c2: float = 0.0, composition: Composition = "advanced",
+           unproven_sensitivity: bool = False) -> PCResult:
     """Constraint-based CURATE (Bhattacharjee & Tandon 2024, Alg. 1) with Kendall's τ.
 
     Parameters
@@ -468,7 +469,12 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     sensitivity : Δ, L1-sensitivity of the p-value used for every test; default
         :func:`dpcd.privacy.sensitivity.two_sided_kendall_pvalue_sensitivity` of the (sub-)sample size and the
         number of strata of each conditioning set S (public domains), with the
-        order-0 value used as Lemma 1's Δ inside OPT.
+        order-0 value used as Lemma 1's Δ inside OPT. A value below that proven
+        bound is refused: the run would not be differentially private.
+    unproven_sensitivity : accept a ``sensitivity`` below the proven bound (e.g.
+        the paper's Eq. 16) for a labelled, non-private diagnostic; the result's
+        ``info["differentially_private"]`` is then False and its ledger does not
+        describe a guarantee. Never use it for a release.
     subsample, subsample_size : run every test on one uniform sub-sample of m
         rows (default m = n/10 when ``subsample``). The run is accounted on the
         sub-sample at (ln(1 + (e^ε_Total − 1)/q), δ_Total/q), q = m/n, and
@@ -544,6 +550,14 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
             return cache[k]
 
         sensitivity = per_test(())  # the order-0 value plans OPT (Lemma 1's Δ)
+    else:
+        sensitivity = check_positive(sensitivity, "sensitivity")
+        proven = two_sided_kendall_pvalue_sensitivity(codes.shape[0], 1)
+        if sensitivity < proven and not unproven_sensitivity:
+            raise ValueError(f"sensitivity={sensitivity:.3g} is below the proven bound {proven:.3g} of the p-value "
+                             "at this sample size: the run would not be differentially private (pass "
+                             "unproven_sensitivity=True only for a labelled non-private diagnostic)")
+    private = not (unproven_sensitivity and sensitivity < two_sided_kendall_pvalue_sensitivity(codes.shape[0], 1))
     sensitivity = check_positive(sensitivity, "sensitivity")
     ledger = PrivacyLedger("replace", public=PUBLIC)
     decider = CurateDecider(tester, n_vars=d, epsilon_total=epsilon_run, delta_prime=delta_prime,
@@ -572,6 +586,7 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         "beta1": beta1,
         "beta2": beta2,
         "sensitivity": sensitivity,
+        "differentially_private": private,
         "subsample_rate": q,
         "composition": composition,
         "orders": decider.orders,
