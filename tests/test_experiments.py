@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 import subprocess
 import sys
@@ -236,3 +237,91 @@ def test_timed_returns_result_and_seconds():
     assert isinstance(seconds, float) and seconds >= 0
     with pytest.raises(TypeError, match="fn must be callable"):
         timed(3)
+
+
+# --------------------------------------------------------------------------- code fingerprint and archives
+
+from dpcd_papers.experiments import (  # noqa: E402
+    code_fingerprint,
+    code_modules,
+    export_cells,
+    import_cells,
+    read_calls,
+)
+
+
+def odd_values(a: int, rng: np.random.Generator) -> dict:
+    return {"nan": float("nan"), "inf": -math.inf, "tuple": (a, "x", (1.5,)), "list": [a, None],
+            "i64": np.int64(a), "f64": np.float64(rng.normal()), "f32": np.float32(0.25), "flag": np.bool_(True),
+            "array": np.arange(3), "text": "é"}
+
+
+def test_code_modules_follow_lazy_imports_reexports_and_registry_strings():
+    from dpcd_papers import benchmark, pcd
+
+    modules = code_modules(pcd.network_cell)
+    assert "dpcd.datasets" in modules  # imported inside the function
+    assert "dpcd.kernels" in modules and "dpcd.ci.rcit" in modules  # transitively
+    assert "dpcd.discovery.em_pc" not in modules
+    assert "dpcd.discovery.em_pc" in code_modules(benchmark.run_cell)  # named by the registry in a string
+    assert code_fingerprint(pcd.network_cell) != code_fingerprint(benchmark.run_cell)
+    assert code_fingerprint(pcd.network_cell) == code_fingerprint(functools.partial(pcd.network_cell, n=3))
+
+
+def test_code_fingerprint_follows_the_source(tmp_path, monkeypatch):
+    (tmp_path / "fpmod.py").write_text("def f(rng):\n    return {'v': 1}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import fpmod
+
+    before = code_fingerprint(fpmod.f)
+    (tmp_path / "fpmod.py").write_text("def f(rng):\n    return {'v': 2}\n")
+    assert code_fingerprint(fpmod.f) != before
+
+
+def test_interactive_function_cannot_be_cached(tmp_path):
+    namespace: dict = {"__name__": "__main__"}
+    exec("def f(rng):\n    return {'v': 1}\n", namespace)
+    original = sys.modules["__main__"].__dict__.get("__file__")
+    try:
+        sys.modules["__main__"].__file__ = None  # an interactive session's main module has no file
+        with pytest.raises(ValueError, match="module file"):
+            code_fingerprint(namespace["f"])
+        with pytest.raises(ValueError, match="module file"):
+            run_grid(namespace["f"], {}, cache_dir=tmp_path, progress=False)
+        assert run_grid(namespace["f"], {}, progress=False)["v"].tolist() == [1]  # without a cache it runs
+    finally:
+        sys.modules["__main__"].__file__ = original
+
+
+def test_archive_round_trip_is_exact_and_checked(tmp_path):
+    grid = {"a": [1, 2]}
+    cache = tmp_path / "cache"
+    first = run_grid(odd_values, grid, repetitions=2, seed=3, cache_dir=cache, progress=False)
+    [call] = read_calls(cache)
+    assert [t["cached"] for t in call["tasks"]] == [False] * 4 and all(t["seconds"] >= 0 for t in call["tasks"])
+    archive = tmp_path / "cells.jsonl.gz"
+    assert export_cells(cache, [t["key"] for t in call["tasks"]] + ["0" * 64], archive) == 4
+    assert archive.read_bytes() == (export_cells(cache, [t["key"] for t in call["tasks"]], tmp_path / "b.gz")
+                                    and (tmp_path / "b.gz").read_bytes())  # deterministic bytes
+    other = tmp_path / "other"
+    assert import_cells(archive, other) == (4, 0)
+    again = run_grid(odd_values, grid, repetitions=2, seed=3, cache_dir=other, progress=False)
+    assert read_calls(other)[-1]["tasks"][0]["cached"] is True
+    for column in first.columns:
+        for x, y in zip(first[column], again[column]):
+            assert type(x) is type(y) and (repr(x) == repr(y) if not isinstance(x, np.ndarray)
+                                           else np.array_equal(x, y))
+    # a tampered entry (rows changed, key kept) is rejected
+    import gzip
+    import json as _json
+
+    lines = gzip.decompress(archive.read_bytes()).decode().splitlines()
+    entry = _json.loads(lines[1])
+    entry["params"]["a"] = 99
+    tampered = tmp_path / "tampered.jsonl.gz"
+    tampered.write_bytes(gzip.compress(("\n".join([lines[0], _json.dumps(entry), *lines[2:]]) + "\n").encode()))
+    assert import_cells(tampered, tmp_path / "third") == (3, 1)
+    with pytest.raises(ValueError, match="not a grid-cells archive"):
+        bad = tmp_path / "bad.gz"
+        bad.write_bytes(gzip.compress(b'{"format": "x"}\n'))
+        import_cells(bad, tmp_path / "fourth")

@@ -14,7 +14,7 @@ from dpcd_papers.runner import reproduce
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
-REQUIRED_PARAMETERS = {"profile", "seed", "n_jobs", "out_dir"}
+REQUIRED_PARAMETERS = {"profile", "seed", "n_jobs", "out_dir", "cache_dir"}
 
 each_notebook = pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 

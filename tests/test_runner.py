@@ -152,3 +152,80 @@ def test_find_notebooks_and_argument_checks(project):
     with pytest.raises(ValueError, match="is not a folder"):
         find_notebooks(project / "nowhere")
     assert not (project / "x").exists()
+
+
+# --------------------------------------------------------------------------- resume, archive and time profile
+
+CELL_MODULE = """\
+import os
+
+
+def cell(a, rng):
+    with open(os.environ["GRID_CALLS"], "a", encoding="utf-8") as handle:
+        handle.write(f"{a}\\n")
+    return {"draw": float(rng.normal()), "pair": (a, a + 1), "scale": SCALE * a}
+
+
+SCALE = 1.0
+"""
+
+GRID = """\
+from gridcells import cell
+from dpcd_papers.experiments import run_grid
+frame = run_grid(cell, {"a": [1, 2, 3]}, repetitions=2, seed=seed, progress=False, cache_dir=cache_dir)
+import pathlib
+pathlib.Path(out_dir).mkdir(parents=True, exist_ok=True)
+frame.to_csv(pathlib.Path(out_dir) / "frame.csv", index=False)
+assert frame["pair"].map(type).eq(tuple).all()
+"""
+
+
+def grid_calls(path: Path) -> int:
+    return len(path.read_text().split()) if path.exists() else 0
+
+
+def test_resume_archive_and_code_fingerprint(tmp_path, monkeypatch):
+    """A re-run computes nothing; a fresh output folder with only the archive re-uses it, until the code changes."""
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "gridcells.py").write_text(CELL_MODULE)
+    counter = tmp_path / "calls.txt"
+    monkeypatch.setenv("PYTHONPATH", str(modules))  # the kernel imports the cell function from there
+    monkeypatch.setenv("GRID_CALLS", str(counter))
+    notebooks = tmp_path / "notebooks"
+    write_notebook(notebooks, "grid", GRID)
+    first_out = tmp_path / "first"
+    reproduce("smoke", out=first_out, notebooks_dir=notebooks, progress=False)
+    assert grid_calls(counter) == 6
+    info = json.loads((first_out / "grid" / "run.json").read_text())
+    profile = info["time_profile"]
+    assert profile["grids"] == [{"function": "cell", "runs": 6, "from_cache": 0, "seconds": profile["grids"][0]["seconds"],
+                                 "cpu_seconds": profile["grids"][0]["cpu_seconds"]}]
+    assert len(profile["hot_spots"]) == 3 and {s["runs"] for s in profile["hot_spots"]} == {2}
+    assert [c["cell"] for c in profile["cells"]] == [0, 1, 2]  # parameters, injected parameters, the grid
+    archive = first_out / "grid" / "cells.jsonl.gz"
+    assert archive.exists()
+    expected = (first_out / "grid" / "frame.csv").read_text()
+
+    reproduce("smoke", out=first_out, notebooks_dir=notebooks, progress=False)  # resumes: nothing recomputed
+    assert grid_calls(counter) == 6
+    assert json.loads((first_out / "grid" / "run.json").read_text())["time_profile"]["grids"][0]["from_cache"] == 6
+
+    fresh = tmp_path / "fresh" / "grid"  # a clone: the committed archive, no cache folder
+    fresh.mkdir(parents=True)
+    fresh.joinpath("cells.jsonl.gz").write_bytes(archive.read_bytes())
+    reproduce("smoke", out=fresh.parent, notebooks_dir=notebooks, progress=False)
+    assert grid_calls(counter) == 6
+    assert (fresh / "frame.csv").read_text() == expected
+    assert json.loads((fresh / "run.json").read_text())["time_profile"]["imported_from_archive"] == 6
+
+    (modules / "gridcells.py").write_text(CELL_MODULE.replace("SCALE = 1.0", "SCALE = 2.0"))  # the code changed
+    again = tmp_path / "again" / "grid"
+    again.mkdir(parents=True)
+    again.joinpath("cells.jsonl.gz").write_bytes(archive.read_bytes())
+    reproduce("smoke", out=again.parent, notebooks_dir=notebooks, progress=False)
+    assert grid_calls(counter) == 12  # every cell recomputed
+    assert (again / "frame.csv").read_text() != expected
+
+    reproduce("quick", out=again.parent, notebooks_dir=notebooks, progress=False)  # the profile is not a key
+    assert grid_calls(counter) == 12

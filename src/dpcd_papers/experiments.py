@@ -22,13 +22,30 @@ Caching
     With ``cache_dir``, each (cell, repetition)'s result is pickled to a file
     named by a SHA-256 of the function's qualified name (plus the arguments a
     ``functools.partial`` binds), the cell's parameters, the repetition, the
-    grid seed and ``cache_version``. The key holds the function's name, not
-    its code: use one ``cache_dir`` per notebook (functions of different
-    notebooks may share a name) and bump ``cache_version`` whenever the code
-    changes its results. Files are written by the worker as soon as the cell
-    finishes, through a temporary file and ``os.replace``, so an interrupted
-    run resumes where it stopped. With a Dask cluster on several machines,
-    ``cache_dir`` must be on a shared file system.
+    grid seed, ``cache_version`` and the **code fingerprint** of the function
+    (:func:`code_fingerprint`: the source of its module and of every module of
+    ``dpcd``/``dpcd_papers`` it imports, followed transitively). Editing any of
+    that code therefore invalidates the entries it could have changed and no
+    other; ``cache_version`` remains for changes outside the source (data
+    files). Files are written by the worker as soon as the cell finishes,
+    through a temporary file and ``os.replace``, so an interrupted run resumes
+    where it stopped. With a Dask cluster on several machines, ``cache_dir``
+    must be on a shared file system.
+
+    Each entry records the seconds (wall clock and CPU of the worker) its
+    computation took, and every ``run_grid`` call with a ``cache_dir`` appends
+    one line to ``cache_dir/calls.jsonl``: the function, and per task its key,
+    parameters, repetition, seconds and whether it came from the cache. The
+    runner turns that log into the per-cell profile of ``run.json``.
+
+Archives
+    :func:`export_cells` writes the entries of given keys to one compact
+    gzipped JSON-lines file (``cells.jsonl.gz``: exact floats, tagged tuples,
+    arrays and non-finite numbers); :func:`import_cells` writes an archive's
+    entries back into a cache folder, keeping only entries whose stored key
+    is the key of their own fields — a later ``run_grid`` finds them only
+    when function, parameters, seeds, ``cache_version`` and code fingerprint
+    all match, and recomputes everything else.
 
 Run time is measured with :func:`timed`, which returns it next to the result
 instead of storing it on the result object.
@@ -36,13 +53,19 @@ instead of storing it on the result object.
 
 from __future__ import annotations
 
+import ast
+import base64
 import functools
+import gzip
 import hashlib
+import importlib
+import importlib.util
 import itertools
 import json
 import math
 import os
 import pickle
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -55,10 +78,17 @@ from dpcd.validation import check_int
 
 from ._io import atomic_write
 
-__all__ = ["run_grid", "timed", "expand_grid", "cell_seed", "stable_hash", "DASK_SCHEDULER_ENV"]
+__all__ = [
+    "run_grid", "timed", "expand_grid", "cell_seed", "stable_hash", "code_fingerprint", "code_modules", "export_cells",
+    "import_cells", "read_calls", "DASK_SCHEDULER_ENV", "CALLS_LOG", "CELLS_ARCHIVE",
+]
 
 DASK_SCHEDULER_ENV = "DPCD_DASK_SCHEDULER"
+CALLS_LOG = "calls.jsonl"
+CELLS_ARCHIVE = "cells.jsonl.gz"
 _RESERVED = ("repetition", "seed")
+_OWN_PACKAGES = ("dpcd", "dpcd_papers")
+_ARCHIVE_FORMAT = {"format": "dpcd-grid-cells", "version": 1}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -156,6 +186,115 @@ def _function_identity(function: Callable[..., Any]) -> dict[str, Any]:
     return {"function": name, "bound": bound}
 
 
+def _own(module_name: str) -> bool:
+    return module_name.split(".", 1)[0] in _OWN_PACKAGES
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _imported_modules(module_name: str) -> set[str]:
+    """The ``dpcd``/``dpcd_papers`` modules that ``module_name``'s source imports (at any depth of its code).
+
+    ``from package import name`` resolves ``name`` to the submodule it is, or
+    else to the module that defines the object (``obj.__module__``) beside
+    the package itself, so re-exports are followed to their source.
+    """
+    module = sys.modules.get(module_name) or importlib.import_module(module_name)
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return set()
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    package = module.__package__ or ""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _own(node.value):
+            # a module named in a string (a registry entry loaded with importlib) is a dependency too
+            named = node.value.split(":", 1)[0]
+            if named.replace(".", "").replace("_", "").isalnum() and "." in named and _is_module(named):
+                found.add(named)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if _own(alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base_parts = parts[: len(parts) - node.level + 1]
+                base = ".".join([*base_parts, node.module] if node.module else base_parts)
+            else:
+                base = node.module or ""
+            if not _own(base):
+                continue
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                if alias.name != "*" and _is_module(candidate):
+                    found.add(candidate)
+                    continue
+                found.add(base)
+                try:
+                    obj = getattr(importlib.import_module(base), alias.name)
+                except (ImportError, AttributeError):
+                    continue
+                defined_in = getattr(obj, "__module__", None)
+                if isinstance(defined_in, str) and _own(defined_in):
+                    found.add(defined_in)
+    return found
+
+
+def code_modules(function: Callable[..., Any]) -> list[str]:
+    """The modules whose source :func:`code_fingerprint` hashes for ``function``, sorted.
+
+    The module defining ``function`` (the wrapped function of a
+    ``functools.partial``) and, transitively, every module of ``dpcd`` and
+    ``dpcd_papers`` its source imports — at module level or inside functions
+    (lazy imports count) — or names in a string constant such as
+    ``"dpcd.discovery.em_pc"`` (modules loaded through ``importlib``, as the
+    algorithm registry does). Third-party packages are not followed (their
+    versions are recorded in ``run.json``).
+    """
+    inner = function
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    start = getattr(inner, "__module__", None)
+    path = getattr(sys.modules.get(start or ""), "__file__", None)
+    if not isinstance(start, str) or not path or not path.endswith(".py"):
+        raise ValueError(
+            f"cache_dir needs a function defined in a module file (got {_function_name(function)}): the cache key "
+            "holds a fingerprint of the code, which a function typed into an interactive session has not; move it "
+            "into a module"
+        )
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(sorted(_imported_modules(name) - seen))
+    return sorted(seen)
+
+
+def code_fingerprint(function: Callable[..., Any]) -> str:
+    """SHA-256 of the source of :func:`code_modules` of ``function``: what its results can depend on here.
+
+    Editing one of those files changes the fingerprint, and with it the cache
+    key of every result of ``function``; editing any other file does not.
+
+    >>> from dpcd_papers.experiments import code_fingerprint, expand_grid
+    >>> len(code_fingerprint(expand_grid))
+    64
+    """
+    digest = hashlib.sha256()
+    for name in code_modules(function):
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if path and os.path.exists(path):
+            digest.update(name.encode("utf-8") + b"\0" + Path(path).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def expand_grid(grid: Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Return the list of cells of ``grid``.
 
@@ -227,19 +366,29 @@ def _run_task(
     repetition: int,
     seed: int,
     cache_file: str | None,
-) -> tuple[int, list[dict[str, Any]]]:
-    """Run one (cell, repetition) and cache its result; executed in a worker."""
+    entry: dict[str, Any] | None = None,
+) -> tuple[int, list[dict[str, Any]], float, float]:
+    """Run one (cell, repetition), cache its result; executed in a worker.
+
+    Returns ``(index, rows, seconds, cpu_seconds)``; ``entry`` holds the
+    fields of the cache entry besides the rows and the times.
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
     try:
         rows = _normalise_result(function(**params, rng=np.random.default_rng(seed)), name)
     except Exception as error:  # add the failing configuration, keep the original type
         error.add_note(f"run_grid: {name} failed for parameters {params!r}, repetition {repetition}, seed {seed}")
         raise
+    seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
     if cache_file is not None:
-        _atomic_pickle(Path(cache_file), {"function": name, "params": params, "repetition": repetition, "rows": rows})
-    return index, rows
+        payload = {**(entry or {}), "function": name, "params": params, "repetition": repetition,
+                   "seconds": seconds, "cpu_seconds": cpu_seconds, "rows": rows}
+        _atomic_pickle(Path(cache_file), payload)
+    return index, rows, seconds, cpu_seconds
 
 
-def _load_cached(path: Path) -> list[dict[str, Any]] | None:
+def _load_entry(path: Path) -> dict[str, Any] | None:
+    """The cache entry at ``path`` (a dict with its ``rows``), or None when missing or unreadable."""
     try:
         with open(path, "rb") as handle:
             payload = pickle.load(handle)
@@ -247,8 +396,16 @@ def _load_cached(path: Path) -> list[dict[str, Any]] | None:
         return None
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
         return None  # unreadable cache entry: recompute it
-    rows = payload.get("rows") if isinstance(payload, dict) else None
-    return rows if isinstance(rows, list) else None
+    if not isinstance(payload, dict) or not isinstance(payload.get("rows"), list):
+        return None
+    return payload
+
+
+def _entry_key(entry: Mapping[str, Any]) -> str:
+    """The cache key of an entry, from its own fields."""
+    return stable_hash({"function": entry["function"], "bound": entry["bound"], "params": entry["params"],
+                        "repetition": entry["repetition"], "seed": entry["grid_seed"],
+                        "cache_version": entry["cache_version"], "code": entry["code"]})
 
 
 # --------------------------------------------------------------------------- the grid
@@ -287,7 +444,8 @@ def run_grid(
         Folder for per-run result files (see the module docstring); ``None``
         disables caching.
     cache_version
-        Free-form string mixed into the cache key; change it to invalidate.
+        Free-form string mixed into the cache key (beside the code
+        fingerprint); change it to invalidate what the source does not show.
     progress
         Show a tqdm progress bar (on stderr).
 
@@ -320,29 +478,43 @@ def run_grid(
 
     name = _function_name(function)
     identity = _function_identity(function) if cache_root is not None else None
+    code = code_fingerprint(function) if cache_root is not None else None
     tasks: list[tuple[int, dict[str, Any], int, int, str | None]] = []
     for c, params in enumerate(cells):
         for r in range(repetitions):
             tasks.append((c * repetitions + r, params, r, cell_seed(seed, params, r), None))
 
     results: dict[int, list[dict[str, Any]]] = {}
+    log: dict[int, dict[str, Any]] = {}
+    entries: dict[int, dict[str, Any]] = {}
     pending = []
     for index, params, r, run_seed, _ in tasks:
         cache_file = None
         if cache_root is not None:
-            key = stable_hash(
-                {**identity, "params": params, "repetition": r, "seed": seed, "cache_version": cache_version}
-            )
+            entry = {**identity, "params": params, "repetition": r, "grid_seed": seed, "seed": run_seed,
+                     "cache_version": cache_version, "code": code}
+            key = _entry_key(entry)
             path = _cache_path(cache_root, key)
-            cached = _load_cached(path)
+            cached = _load_entry(path)
+            log[index] = {"key": key, "params": params, "repetition": r}
             if cached is not None:
-                results[index] = cached
+                results[index] = cached["rows"]
+                log[index].update(seconds=cached.get("seconds"), cpu_seconds=cached.get("cpu_seconds"), cached=True)
                 continue
+            entries[index] = {**entry, "key": key}
             cache_file = os.fspath(path)
         pending.append((index, params, r, run_seed, cache_file))
 
     if pending:
-        results.update(_execute(function, name, pending, n_jobs=n_jobs, progress=bool(progress), cached=len(results)))
+        done = _execute(function, name, pending, entries, n_jobs=n_jobs, progress=bool(progress),
+                        cached=len(results))
+        for index, (rows, seconds, cpu_seconds) in done.items():
+            results[index] = rows
+            if index in log:
+                log[index].update(seconds=seconds, cpu_seconds=cpu_seconds, cached=False)
+    if cache_root is not None:
+        _append_call(cache_root, {"function": name, "code": code, "cache_version": cache_version, "grid_seed": seed,
+                                  "tasks": [log[index] for index, *_ in tasks]})
 
     param_names: list[str] = list(grid) if isinstance(grid, Mapping) else []
     for params in cells:
@@ -366,16 +538,33 @@ def run_grid(
     return frame[leading + [c for c in frame.columns if c not in leading]]
 
 
+def _append_call(cache_root: Path, record: dict[str, Any]) -> None:
+    """Append one ``run_grid`` call's record to ``cache_root/calls.jsonl``."""
+    cache_root.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(_canonical(record, "record"), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    with open(cache_root / CALLS_LOG, "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+def read_calls(cache_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The records :func:`run_grid` appended to ``cache_dir/calls.jsonl`` (oldest first; [] if none)."""
+    path = Path(cache_dir) / CALLS_LOG
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def _execute(
     function: Callable[..., Any],
     name: str,
     pending: list[tuple[int, dict[str, Any], int, int, str | None]],
+    entries: Mapping[int, dict[str, Any]],
     *,
     n_jobs: int,
     progress: bool,
     cached: int,
-) -> dict[int, list[dict[str, Any]]]:
-    """Run the pending tasks locally (joblib) or on a Dask cluster."""
+) -> dict[int, tuple[list[dict[str, Any]], float, float]]:
+    """Run the pending tasks locally (joblib) or on a Dask cluster: ``{index: (rows, seconds, cpu_seconds)}``."""
     import joblib
     from tqdm import tqdm
 
@@ -388,10 +577,10 @@ def _execute(
         dynamic_ncols=True,
     )
     calls = (
-        joblib.delayed(_run_task)(function, name, index, params, r, run_seed, cache_file)
+        joblib.delayed(_run_task)(function, name, index, params, r, run_seed, cache_file, entries.get(index))
         for index, params, r, run_seed, cache_file in pending
     )
-    out: dict[int, list[dict[str, Any]]] = {}
+    out: dict[int, tuple[list[dict[str, Any]], float, float]] = {}
     address = os.environ.get(DASK_SCHEDULER_ENV, "").strip()
     try:
         if address:
@@ -404,18 +593,118 @@ def _execute(
                 ) from error
             with Client(address), joblib.parallel_backend("dask"):
                 parallel = joblib.Parallel(n_jobs=-1, return_as="generator_unordered")
-                for index, rows in parallel(calls):
-                    out[index] = rows
+                for index, *done in parallel(calls):
+                    out[index] = tuple(done)
                     bar.update(1)
         elif n_jobs == 1 or len(pending) == 1:
             for index, params, r, run_seed, cache_file in pending:
-                out[index] = _run_task(function, name, index, params, r, run_seed, cache_file)[1]
+                out[index] = _run_task(function, name, index, params, r, run_seed, cache_file,
+                                       entries.get(index))[1:]
                 bar.update(1)
         else:
             parallel = joblib.Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-            for index, rows in parallel(calls):
-                out[index] = rows
+            for index, *done in parallel(calls):
+                out[index] = tuple(done)
                 bar.update(1)
     finally:
         bar.close()
     return out
+
+
+# --------------------------------------------------------------------------- archives
+
+
+def _encode(value: Any) -> Any:
+    """A JSON form of a result value that :func:`_decode` turns back into an equal value."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.float64)):
+        value = float(value)
+        return value if math.isfinite(value) else {"__float__": repr(value)}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, tuple) and type(value) is tuple:
+        return {"__tuple__": [_encode(v) for v in value]}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value) and not any(k.startswith("__") for k in value):
+        return {k: _encode(v) for k, v in value.items()}
+    return {"__pickle__": base64.b64encode(pickle.dumps(value, protocol=4)).decode("ascii")}
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, dict):
+        if "__float__" in value:
+            return float(value["__float__"])
+        if "__tuple__" in value:
+            return tuple(_decode(v) for v in value["__tuple__"])
+        if "__pickle__" in value:
+            return pickle.loads(base64.b64decode(value["__pickle__"]))
+        return {k: _decode(v) for k, v in value.items()}
+    return value
+
+
+_ENTRY_FIELDS = ("key", "function", "bound", "params", "repetition", "grid_seed", "seed", "cache_version", "code",
+                 "seconds", "cpu_seconds", "rows")
+
+
+def export_cells(cache_dir: str | os.PathLike[str], keys: Iterable[str], path: str | os.PathLike[str]) -> int:
+    """Write the cache entries of ``keys`` to the gzipped JSON-lines archive ``path``; return how many.
+
+    Keys without a readable entry in ``cache_dir`` are skipped. The archive
+    holds one header line and then one entry per line, in the order of
+    ``keys`` (duplicates once); it is written atomically and byte-for-byte
+    the same for the same entries (no time stamp in the gzip header).
+    """
+    cache_root = Path(cache_dir)
+    lines = [json.dumps(_ARCHIVE_FORMAT, sort_keys=True)]
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            continue
+        seen.add(key)
+        entry = _load_entry(_cache_path(cache_root, key))
+        if entry is None or entry.get("key") != key:
+            continue
+        record = {field: _encode(entry.get(field)) for field in _ENTRY_FIELDS}
+        lines.append(json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True))
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    atomic_write(path, lambda handle: handle.write(gzip.compress(data, compresslevel=9, mtime=0)))
+    return len(lines) - 1
+
+
+def import_cells(path: str | os.PathLike[str], cache_dir: str | os.PathLike[str]) -> tuple[int, int]:
+    """Write the entries of the archive ``path`` into ``cache_dir``; return ``(imported, rejected)``.
+
+    An entry is imported only when its stored key equals the key recomputed
+    from its fields (function, bound arguments, parameters, repetition, grid
+    seed, ``cache_version``, code fingerprint); entries already in the cache
+    are left alone. Whether an imported entry is *used* is decided by
+    :func:`run_grid`, which looks it up under the key of the current code.
+    """
+    archive = Path(path)
+    with gzip.open(archive, "rt", encoding="utf-8") as handle:
+        header = json.loads(handle.readline() or "{}")
+        if header != _ARCHIVE_FORMAT:
+            raise ValueError(f"{os.fspath(archive)!r} is not a grid-cells archive (header {header!r})")
+        imported = rejected = 0
+        for line in handle:
+            if not line.strip():
+                continue
+            entry = {field: _decode(value) for field, value in json.loads(line).items()}
+            try:
+                valid = _entry_key(entry) == entry.get("key")
+            except (KeyError, TypeError):
+                valid = False
+            if not valid:
+                rejected += 1
+                continue
+            target = _cache_path(Path(cache_dir), entry["key"])
+            if _load_entry(target) is None:
+                _atomic_pickle(target, entry)
+            imported += 1
+    return imported, rejected

@@ -1,11 +1,23 @@
 """Run the compendium's notebooks with papermill: ``python -m dpcd_papers reproduce``.
 
 Every ``notebooks/*.ipynb`` is executed (sorted by name) with the parameters
-``profile``, ``n_jobs`` and ``out_dir`` injected after its ``parameters``
-cell; ``seed`` keeps the notebook's default. Notebook ``<name>`` writes into
-``<out>/<name>/``, where the runner also leaves the executed copy
-``<name>.ipynb`` and ``run.json`` (profile, date, seconds, Python and package
-versions) for :func:`dpcd_papers.reporting.build_report`.
+``profile``, ``n_jobs``, ``out_dir`` and ``cache_dir`` injected after its
+``parameters`` cell; ``seed`` keeps the notebook's default. Notebook
+``<name>`` writes into ``<out>/<name>/``, where the runner also leaves the
+executed copy ``<name>.ipynb`` and ``run.json`` (profile, date, seconds,
+Python and package versions, and the time profile: seconds per notebook cell,
+per grid and the hot spots) for :func:`dpcd_papers.reporting.build_report`.
+
+Resuming and re-using results
+    ``cache_dir`` is ``<out>/<name>/.cache``: :func:`dpcd_papers.experiments.run_grid`
+    stores every (cell, repetition) there as soon as it finishes, so a run
+    that is interrupted resumes where it stopped. After a notebook succeeds,
+    the entries it used are exported to ``<out>/<name>/cells.jsonl.gz``
+    (committed with the figures); before a notebook runs, that archive is
+    imported into the cache. A grid cell is taken from it only when its key
+    matches — same function, parameters, seeds and code fingerprint — so a
+    fresh clone re-uses the committed run exactly when nothing it depends on
+    changed, and recomputes the rest.
 
 The kernel is always the Python interpreter running the runner
 (``sys.executable``), whatever kernelspecs are installed: the runner hands
@@ -29,6 +41,7 @@ from typing import Any
 
 from dpcd.validation import check_int
 
+from .experiments import CELLS_ARCHIVE, export_cells, import_cells, read_calls
 from .reporting import RUN_INFO, atomic_write_text
 
 __all__ = ["PROFILES", "NotebookError", "reproduce", "find_notebooks", "default_notebooks_dir"]
@@ -39,6 +52,8 @@ _PACKAGES = (
     "causal-learn", "matplotlib", "seaborn", "joblib", "papermill",
 )
 _KERNEL_NAME = "dpcd-python"
+CACHE_FOLDER = ".cache"
+_HOT_SPOTS = 5
 
 
 class NotebookError(RuntimeError):
@@ -115,6 +130,70 @@ def _kernel_manager_class() -> type:
     return SameInterpreterKernelManager
 
 
+def _import_archive(archive: Path, cache: Path) -> int:
+    """Import the committed grid results of a notebook into its cache; the number of entries imported."""
+    if not archive.exists():
+        return 0
+    try:
+        imported, _ = import_cells(archive, cache)
+    except (OSError, ValueError) as error:  # an unreadable archive is recomputed, not trusted
+        print(f"ignoring {archive.name}: {error}", flush=True)
+        return 0
+    return imported
+
+
+def _cell_label(params: Mapping[str, Any]) -> str:
+    """Short text of a grid cell's parameters (long sequences elided)."""
+    parts = []
+    for key, value in params.items():
+        if isinstance(value, (list, tuple)) and len(value) > 3:
+            value = f"[{len(value)} values]"
+        parts.append(f"{key}={value}")
+    return ", ".join(parts)
+
+
+def _time_profile(executed: Path, cache: Path, archive: Path, reused: int) -> dict[str, Any]:
+    """Where the notebook's time went: per code cell, per run_grid call and the slowest grid cells.
+
+    Grid seconds are each (cell, repetition)'s compute time, also for results
+    taken from the cache (the time of the run that computed them); the
+    notebook cells' seconds are this run's papermill durations. The grid
+    results used are exported to ``archive``.
+    """
+    import nbformat
+
+    notebook = nbformat.read(executed, as_version=4)
+    cells = []
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        duration = cell.get("metadata", {}).get("papermill", {}).get("duration")
+        first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
+        cells.append({"cell": index, "seconds": round(float(duration or 0.0), 2), "source": first[:70]})
+    calls = read_calls(cache)
+    grids, spots, keys = [], [], []
+    for call in calls:
+        tasks = call["tasks"]
+        keys.extend(task["key"] for task in tasks)
+        seconds = [float(task.get("seconds") or 0.0) for task in tasks]
+        cpu = [float(task.get("cpu_seconds") or 0.0) for task in tasks]
+        function = call["function"].rsplit(".", 1)[-1]
+        grids.append({"function": function, "runs": len(tasks),
+                      "from_cache": sum(bool(task.get("cached")) for task in tasks),
+                      "seconds": round(sum(seconds), 1), "cpu_seconds": round(sum(cpu), 1)})
+        per_cell: dict[str, list[float]] = {}
+        for task, value in zip(tasks, seconds):
+            per_cell.setdefault(_cell_label(task["params"]), []).append(value)
+        spots.extend({"function": function, "cell": label, "runs": len(values), "seconds": round(sum(values), 1),
+                      "seconds_per_run": round(sum(values) / len(values), 2)} for label, values in per_cell.items())
+    if keys:
+        export_cells(cache, keys, archive)
+    else:
+        archive.unlink(missing_ok=True)  # no grid in this notebook: an old archive would be misleading
+    spots.sort(key=lambda spot: -spot["seconds"])
+    return {"cells": cells, "grids": grids, "hot_spots": spots[:_HOT_SPOTS], "imported_from_archive": reused}
+
+
 def _versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {}
     for package in _PACKAGES:
@@ -152,7 +231,7 @@ def _describe_failure(name: str, error: BaseException, executed: Path) -> str:
     return f"notebook {name} failed: {type(error).__name__}: {first} -- executed copy: {executed}"
 
 
-_SET_BY_RUNNER = ("profile", "n_jobs", "out_dir")
+_SET_BY_RUNNER = ("profile", "n_jobs", "out_dir", "cache_dir")
 
 
 def _check_parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -166,7 +245,7 @@ def _check_parameters(parameters: Mapping[str, Any] | None) -> dict[str, Any]:
             raise ValueError(f"parameter name {name!r} is not a Python identifier")
         if name in _SET_BY_RUNNER:
             raise ValueError(f"parameter {name!r} is set by the runner; use the matching option (--profile, --jobs, "
-                             "--out)")
+                             "--out; the cache folder follows --out)")
         try:
             json.dumps(value)
         except (TypeError, ValueError):
@@ -253,7 +332,11 @@ def reproduce(
         executed = target / f"{name}.ipynb"
         failed = target / f"{name}.failed.ipynb"
         partial = target / f".{name}.partial.ipynb"
-        injected = {**extra, "profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent)}
+        cache = target / CACHE_FOLDER
+        (cache / "calls.jsonl").unlink(missing_ok=True)
+        reused = _import_archive(target / CELLS_ARCHIVE, cache)
+        injected = {**extra, "profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent),
+                    "cache_dir": _injected_path(cache, notebook.parent)}
         if progress:
             print(f"[{number}/{len(notebooks)}] {name} ({profile}) ...", end=" ", flush=True)
         started = time.perf_counter()
@@ -291,6 +374,7 @@ def reproduce(
             "date": date,
             "seconds": round(seconds, 1),
             **({"parameters": extra} if extra else {}),
+            "time_profile": _time_profile(executed, cache, target / CELLS_ARCHIVE, reused),
             "python": platform.python_version(),
             "platform": f"{platform.system()} {platform.machine()}",
             "packages": _versions(),
