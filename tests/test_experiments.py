@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pandas as pd
 import pytest
@@ -325,3 +327,62 @@ def test_archive_round_trip_is_exact_and_checked(tmp_path):
         bad = tmp_path / "bad.gz"
         bad.write_bytes(gzip.compress(b'{"format": "x"}\n'))
         import_cells(bad, tmp_path / "fourth")
+
+
+GRID_CELLS = [
+    ("dpcd_papers.pc_baseline", "run_network"), ("dpcd_papers.priv_pc", "run_cell"),
+    ("dpcd_papers.curate", "run_cell"), ("dpcd_papers.em_pc", "run_cell"), ("dpcd_papers.em_pc", "run_numerical_cell"),
+    ("dpcd_papers.pcd", "ci_error_cell"), ("dpcd_papers.pcd", "network_cell"), ("dpcd_papers.pcd", "sachs_cell"),
+    ("dpcd_papers.private_anm", "test_set_cell"), ("dpcd_papers.private_anm", "training_set_cell"),
+    ("dpcd_papers.benchmark", "run_cell"),
+]
+
+
+def _referenced_functions(function, module) -> set:
+    """``function`` and the functions of its own module it refers to, transitively."""
+    import types
+
+    seen, todo = set(), [function]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+            for name in code.co_names:
+                target = module.__dict__.get(name)
+                if isinstance(target, types.FunctionType) and target.__module__ == module.__name__:
+                    todo.append(target)
+    return seen
+
+
+@pytest.mark.parametrize(("module_name", "name"), GRID_CELLS)
+def test_grid_cells_do_not_use_presentation_modules(module_name, name):
+    """The fingerprint leaves reporting/plotting out; that is sound only while no cell function calls them."""
+    import importlib
+    import inspect
+
+    from dpcd_papers.experiments import PRESENTATION_MODULES
+
+    module = importlib.import_module(module_name)
+    short = {m.rsplit(".", 1)[-1] for m in PRESENTATION_MODULES}
+    for function in _referenced_functions(getattr(module, name), module):
+        source = inspect.getsource(function)
+        used = {word for word in short if re.search(rf"\b{word}\b", source)}
+        assert not used, f"{module_name}.{function.__name__} refers to {used}, which code fingerprints leave out"
+
+
+def test_notebooks_grid_functions_are_listed():
+    """Every function a notebook passes to run_grid is in GRID_CELLS (so the test above covers it)."""
+    notebooks = Path(__file__).resolve().parents[1] / "notebooks"
+    names = {name for _, name in GRID_CELLS}
+    found = set()
+    for path in notebooks.glob("*.ipynb"):
+        source = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells)
+        for match in re.finditer(r"run_grid(?:\(|,)\s*(?:[\w.]+\.)?(\w+),", source):
+            assert match.group(1) in names, f"{path.name} runs {match.group(1)} in a grid; add it to GRID_CELLS"
+            found.add(match.group(1))
+    assert found == names

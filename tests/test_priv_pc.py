@@ -260,7 +260,7 @@ def test_timing_claims_use_medians_on_the_same_machine():
 
     timing = pd.DataFrame({"network": ["a"] * 6, "algorithm": ["priv_pc", "priv_pc", "priv_pc", "em_pc", "em_pc",
                                                                 "em_pc"],
-                           "seconds": [1.0, 1.0, 100.0, 2.0, 2.0, 0.1]})
+                           "cpu_seconds": [1.0, 1.0, 100.0, 2.0, 2.0, 0.1]})
     cells = priv_pc_cells.table2_claims(timing)
     assert cells["holds"].tolist() == [True]  # the median ignores one slow outlier; no nosub run: no cell
 

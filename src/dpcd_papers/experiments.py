@@ -88,6 +88,10 @@ CALLS_LOG = "calls.jsonl"
 CELLS_ARCHIVE = "cells.jsonl.gz"
 _RESERVED = ("repetition", "seed")
 _OWN_PACKAGES = ("dpcd", "dpcd_papers")
+PRESENTATION_MODULES = ("dpcd_papers.reporting", "dpcd_papers.plotting", "dpcd_papers.runner", "dpcd_papers.cli")
+"""Modules that turn grid results into tables, figures and reports and are never called by a grid cell; they are
+not part of a code fingerprint, so rewording a report does not discard hours of computation
+(tests/test_experiments.py checks that no notebook's cell function refers to them)."""
 _ARCHIVE_FORMAT = {"format": "dpcd-grid-cells", "version": 1}
 
 
@@ -187,7 +191,7 @@ def _function_identity(function: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _own(module_name: str) -> bool:
-    return module_name.split(".", 1)[0] in _OWN_PACKAGES
+    return module_name.split(".", 1)[0] in _OWN_PACKAGES and module_name not in PRESENTATION_MODULES
 
 
 def _is_module(name: str) -> bool:
@@ -231,7 +235,8 @@ def _imported_modules(module_name: str) -> set[str]:
             for alias in node.names:
                 candidate = f"{base}.{alias.name}"
                 if alias.name != "*" and _is_module(candidate):
-                    found.add(candidate)
+                    if _own(candidate):
+                        found.add(candidate)
                     continue
                 found.add(base)
                 try:
@@ -253,7 +258,7 @@ def code_modules(function: Callable[..., Any]) -> list[str]:
     (lazy imports count) — or names in a string constant such as
     ``"dpcd.discovery.em_pc"`` (modules loaded through ``importlib``, as the
     algorithm registry does). Third-party packages are not followed (their
-    versions are recorded in ``run.json``).
+    versions are recorded in ``run.json``), nor are :data:`PRESENTATION_MODULES`.
     """
     inner = function
     while isinstance(inner, functools.partial):
