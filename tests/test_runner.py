@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -229,3 +230,53 @@ def test_resume_archive_and_code_fingerprint(tmp_path, monkeypatch):
 
     reproduce("quick", out=again.parent, notebooks_dir=notebooks, progress=False)  # the profile is not a key
     assert grid_calls(counter) == 12
+
+
+def test_notebook_grid_on_a_dask_cluster_equals_the_local_run(tmp_path, monkeypatch):
+    """The runner with DPCD_DASK_SCHEDULER set: the notebook's grid runs on the cluster's two workers, same results."""
+    distributed = pytest.importorskip("distributed")
+    from dpcd_papers.experiments import DASK_SCHEDULER_ENV
+
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "gridcells.py").write_text(CELL_MODULE.replace(
+        '"scale": SCALE * a}', '"scale": SCALE * a, "pid": os.getpid()}'))
+    monkeypatch.setenv("PYTHONPATH", str(modules))  # the kernel and the workers import the cell function
+    monkeypatch.syspath_prepend(str(modules))  # so does the scheduler, which runs in this process
+    monkeypatch.setenv("GRID_CALLS", str(tmp_path / "calls.txt"))
+    notebooks = tmp_path / "notebooks"
+    write_notebook(notebooks, "grid", GRID)
+    reproduce("smoke", out=tmp_path / "local", notebooks_dir=notebooks, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        monkeypatch.setenv(DASK_SCHEDULER_ENV, cluster.scheduler_address)
+        reproduce("smoke", out=tmp_path / "dask", notebooks_dir=notebooks, progress=False)
+        with distributed.Client(cluster) as client:
+            worker_pids = set(client.run(os.getpid).values())
+    import pandas as pd
+
+    local = pd.read_csv(tmp_path / "local" / "grid" / "frame.csv")
+    on_dask = pd.read_csv(tmp_path / "dask" / "grid" / "frame.csv")
+    assert set(on_dask["pid"]) <= worker_pids and len(worker_pids) == 2
+    pd.testing.assert_frame_equal(local.drop(columns="pid"), on_dask.drop(columns="pid"))
+    info = json.loads((tmp_path / "dask" / "grid" / "run.json").read_text())
+    assert info["time_profile"]["grids"][0]["runs"] == 6 and info["time_profile"]["grids"][0]["from_cache"] == 0
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_project_notebook_on_a_dask_cluster(tmp_path, monkeypatch):
+    """A real notebook (pc_baseline, smoke) with its grid on a two-worker LocalCluster: same judged results."""
+    distributed = pytest.importorskip("distributed")
+    import pandas as pd
+
+    from dpcd_papers.experiments import DASK_SCHEDULER_ENV
+    from dpcd_papers.reporting import read_comparison
+
+    reproduce("smoke", only="pc_baseline", out=tmp_path / "local", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        monkeypatch.setenv(DASK_SCHEDULER_ENV, cluster.scheduler_address)
+        reproduce("smoke", only="pc_baseline", out=tmp_path / "dask", progress=False)
+    local, on_dask = (read_comparison(tmp_path / where / "pc_baseline" / "comparison.csv") for where in ("local", "dask"))
+    pd.testing.assert_frame_equal(local, on_dask)
+    grids = json.loads((tmp_path / "dask" / "pc_baseline" / "run.json").read_text())["time_profile"]["grids"]
+    assert grids[0]["function"] == "run_network" and grids[0]["from_cache"] == 0 and grids[0]["runs"] >= 2
