@@ -204,8 +204,13 @@ def results_dir(tmp_path):
     table = reporting.diagnose(table, lambda row: "cause")
     reporting.save_comparison(table, first)
     (first / "run.json").write_text(json.dumps({
-        "notebook": "em_pc", "profile": "smoke", "date": "2024-01-01 00:00 UTC", "seconds": 12.3,
+        "notebook": "em_pc", "profile": "smoke", "date": "2024-01-01 00:00 UTC", "seconds": 12.3, "n_jobs": 2,
         "python": "3.11.0", "packages": {"dpcd": "0.1.0", "numpy": "2.0"},
+        "time_profile": {"cells": [], "imported_from_archive": 0,
+                         "grids": [{"function": "run_cell", "runs": 10, "from_cache": 4, "seconds": 9000.0,
+                                    "cpu_seconds": 8000.0}],
+                         "hot_spots": [{"function": "run_cell", "cell": "p=5, n=100", "runs": 5, "seconds": 8000.0,
+                                        "seconds_per_run": 1600.0}]},
     }))
     (first / "citing.md").write_text("Cite Table 2 with care.\n")
     fig, ax = plt.subplots()
@@ -235,6 +240,16 @@ def test_build_report_collects_every_comparison(results_dir):
     assert "[scores](em_pc/scores.md)" in text and "[citing]" not in text
     assert "No run.json in this folder" in text
     assert str(results_dir) not in text  # links are relative
+    assert text.index("## Summary") < text.index("## Run time") < text.index("## em_pc")
+    assert re.search(r"\| em_pc +\| smoke +\| +2 \| 12.3 s +\| +10 \| +4 \| 2.5 h +\| 2.2 h +\| "
+                     r"run_cell\(p=5, n=100\): 5 runs, 2.2 h", text)
+    assert "Hot spots (grid cells by compute seconds, summed over repetitions): `run_cell(p=5, n=100)` 5 runs" in text
+
+
+def test_time_table_rows_only_where_a_run_json_exists(results_dir):
+    table = reporting.time_table(results_dir)
+    assert table["notebook"].tolist() == ["em_pc"]
+    assert table.loc[0, ["grid_runs", "from_cache", "grid_seconds"]].tolist() == [10, 4, 9000.0]
 
 
 def test_a_claim_judged_in_two_notebooks_is_refused(results_dir):

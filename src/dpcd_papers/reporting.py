@@ -37,6 +37,7 @@ __all__ = [
     "TOLERANCE_LEVEL",
     "QUALITATIVE_SHARE",
     "claim_id_of",
+    "time_table",
     "sampling_tolerance",
     "qualitative_claim",
     "qualitative_rows",
@@ -55,7 +56,7 @@ __all__ = [
     "verdict_counts",
     "summary_line",
     "PAPERS",
-    "SUMMARY_COLUMNS",
+    "SUMMARY_COLUMNS", "time_table",
 ]
 
 COMPARISON_COLUMNS = ("claim_id", "paper", "item", "metric", "paper_value", "ours", "difference", "tolerance",
@@ -671,6 +672,37 @@ How a verdict is decided (fixed before any run):
 """
 
 
+def time_table(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """One row per notebook folder of ``out_dir`` with a ``run.json``: where its run time went.
+
+    Columns: ``notebook``, ``profile``, ``jobs``, ``wall`` (this run's wall-clock
+    seconds), ``grid_runs`` (grid cells x repetitions), ``from_cache`` (of those,
+    taken from the cache or the committed archive, so not paid for by this
+    run's wall time), ``grid_seconds`` (their compute seconds summed, whenever
+    computed), ``grid_cpu_seconds`` and ``hot_spot`` (the costliest grid cell,
+    summed over its repetitions).
+    """
+    root = _check_out_dir(out_dir)
+    rows = []
+    for folder in sorted(p.parent for p in root.glob(f"*/{RUN_INFO}")):
+        info = _run_info(folder)
+        times = info.get("time_profile", {})
+        grids = times.get("grids", [])
+        spots = times.get("hot_spots", [])
+        top = spots[0] if spots else None
+        rows.append({
+            "notebook": folder.name, "profile": info.get("profile", "?"), "jobs": info.get("n_jobs"),
+            "wall": info.get("seconds"), "grid_runs": sum(g["runs"] for g in grids),
+            "from_cache": sum(g["from_cache"] for g in grids),
+            "grid_seconds": round(sum(g["seconds"] for g in grids), 1),
+            "grid_cpu_seconds": round(sum(g["cpu_seconds"] for g in grids), 1),
+            "hot_spot": (f"{top['function']}({top['cell']}): {top['runs']} runs, {_seconds(top['seconds'])}"
+                         if top else ""),
+        })
+    return pd.DataFrame(rows, columns=["notebook", "profile", "jobs", "wall", "grid_runs", "from_cache",
+                                       "grid_seconds", "grid_cpu_seconds", "hot_spot"])
+
+
 def build_report(out_dir: str | os.PathLike[str]) -> Path:
     """Collect every ``out_dir/*/comparison.csv`` into ``out_dir/REPORT.md``.
 
@@ -706,6 +738,12 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
                       if folder.name in notebooks[paper] and (folder / CITING_FILE).is_file()]
         lines += [("\n\n".join(paragraphs) if paragraphs else "No `citing.md` was written for this paper."), ""]
 
+    times = time_table(root)
+    if len(times):
+        shown = times.assign(wall=times["wall"].map(_seconds), grid_seconds=times["grid_seconds"].map(_seconds),
+                             grid_cpu_seconds=times["grid_cpu_seconds"].map(_seconds))
+        lines += ["## Run time", "", _TIME_INTRO, "", to_markdown(shown)]
+
     for folder in folders:
         name = folder.name
         comparison = claims[claims["notebook"] == name]
@@ -721,6 +759,11 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
             )
         else:
             lines.append("No run.json in this folder: the profile and date of these results are unknown.")
+        spots = info.get("time_profile", {}).get("hot_spots", [])
+        if spots:
+            lines += ["", "Hot spots (grid cells by compute seconds, summed over repetitions): "
+                      + "; ".join(f"`{s['function']}({s['cell']})` {s['runs']} runs, {_seconds(s['seconds'])}"
+                                  for s in spots) + "."]
         verdicts = {v: int((comparison["verdict"] == v).sum()) for v in VERDICTS}
         lines += ["", f"Claims: {len(comparison)}; " + ", ".join(f"{verdicts[v]} {v}" for v in VERDICTS)
                   + f" ({int(comparison['explained'].sum())} explained by a diagnostic).", ""]
@@ -752,4 +795,13 @@ def _seconds(value: Any) -> str:
     if not _is_number(value):
         return "? s"
     value = float(value)
+    if value >= 7200:
+        return f"{value / 3600:.1f} h"
     return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
+
+
+_TIME_INTRO = ("Per notebook: the wall-clock time of the run that wrote these results (`jobs` worker processes), "
+               "the grid runs (cells x repetitions) and how many of them came from the cache or the committed "
+               "`cells.jsonl.gz` (their time is not in this run's wall time), the compute seconds of all grid runs "
+               "whenever they were computed (wall and CPU, summed over workers) and the costliest grid cell. "
+               "Per-cell details are in each folder's `run.json` (`time_profile`).")
