@@ -41,3 +41,34 @@ def test_report_and_readme_quote_the_committed_counts():
     assert line in report, "figures/REPORT.md is older than the comparisons: run `python -m dpcd_papers report`"
     readme = re.sub(r"\s+", " ", (PROJECT_ROOT / "README.md").read_text(encoding="utf-8"))
     assert line in readme, f"the README's summary line should read: {line}"
+
+
+def _readme_rows() -> dict[str, list[str]]:
+    """The README's notebook table: notebook name -> its cells."""
+    rows = {}
+    for line in (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\| `(\w+)` \|", line)
+        if match:
+            rows[match.group(1)] = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    return rows
+
+
+def test_readme_states_the_measured_full_profile_times():
+    """Every notebook whose committed results come from the full profile: the README quotes its measured time."""
+    header = next(line for line in (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+                  if line.startswith("| notebook |"))
+    columns = [cell.strip() for cell in header.strip().strip("|").split("|")]
+    assert "full (measured, JOBS=2)" in columns
+    position = columns.index("full (measured, JOBS=2)")
+    rows = _readme_rows()
+    times = reporting.time_table(FIGURES).set_index("notebook")
+    for notebook, row in times.iterrows():
+        if row["profile"] != "full":
+            continue
+        assert notebook in rows, f"the README's table has no row for {notebook}"
+        cell = rows[notebook][position]
+        assert reporting.format_seconds(row["wall"]) in cell, (
+            f"README: {notebook}'s full time should quote {reporting.format_seconds(row['wall'])} (run.json), "
+            f"reads {cell!r}")
+        if row["from_cache"]:
+            assert "resumed" in cell, f"{notebook}: part of its grid came from the cache; the README must say so"

@@ -38,6 +38,7 @@ __all__ = [
     "QUALITATIVE_SHARE",
     "claim_id_of",
     "time_table",
+    "format_seconds",
     "sampling_tolerance",
     "qualitative_claim",
     "qualitative_rows",
@@ -696,7 +697,7 @@ def time_table(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
             "from_cache": sum(g["from_cache"] for g in grids),
             "grid_seconds": round(sum(g["seconds"] for g in grids), 1),
             "grid_cpu_seconds": round(sum(g["cpu_seconds"] for g in grids), 1),
-            "hot_spot": (f"{top['function']}({top['cell']}): {top['runs']} runs, {_seconds(top['seconds'])}"
+            "hot_spot": (f"{top['function']}({top['cell']}): {top['runs']} runs, {format_seconds(top['seconds'])}"
                          if top else ""),
         })
     return pd.DataFrame(rows, columns=["notebook", "profile", "jobs", "wall", "grid_runs", "from_cache",
@@ -740,8 +741,8 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
 
     times = time_table(root)
     if len(times):
-        shown = times.assign(wall=times["wall"].map(_seconds), grid_seconds=times["grid_seconds"].map(_seconds),
-                             grid_cpu_seconds=times["grid_cpu_seconds"].map(_seconds))
+        shown = times.assign(wall=times["wall"].map(format_seconds), grid_seconds=times["grid_seconds"].map(format_seconds),
+                             grid_cpu_seconds=times["grid_cpu_seconds"].map(format_seconds))
         lines += ["## Run time", "", _TIME_INTRO, "", to_markdown(shown)]
 
     for folder in folders:
@@ -754,7 +755,7 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
             versions = info.get("packages", {})
             version_text = ", ".join(f"{k} {v}" for k, v in versions.items() if v)
             lines.append(
-                f"Profile **{profile}**, run on {info.get('date', '?')} in {_seconds(info.get('seconds'))}"
+                f"Profile **{profile}**, run on {info.get('date', '?')} in {format_seconds(info.get('seconds'))}"
                 f" with Python {info.get('python', '?')}" + (f" ({version_text})." if version_text else ".")
             )
         else:
@@ -762,7 +763,7 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
         spots = info.get("time_profile", {}).get("hot_spots", [])
         if spots:
             lines += ["", "Hot spots (grid cells by compute seconds, summed over repetitions): "
-                      + "; ".join(f"`{s['function']}({s['cell']})` {s['runs']} runs, {_seconds(s['seconds'])}"
+                      + "; ".join(f"`{s['function']}({s['cell']})` {s['runs']} runs, {format_seconds(s['seconds'])}"
                                   for s in spots) + "."]
         verdicts = {v: int((comparison["verdict"] == v).sum()) for v in VERDICTS}
         lines += ["", f"Claims: {len(comparison)}; " + ", ".join(f"{verdicts[v]} {v}" for v in VERDICTS)
@@ -791,7 +792,8 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
     return atomic_write_text(root / REPORT_FILE, text.rstrip("\n") + "\n")
 
 
-def _seconds(value: Any) -> str:
+def format_seconds(value: Any) -> str:
+    """Seconds as text: "12.3 s", "4.5 min" or "2.1 h"."""
     if not _is_number(value):
         return "? s"
     value = float(value)
