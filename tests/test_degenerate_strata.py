@@ -139,3 +139,25 @@ def test_the_not_dp_diagnostic_equals_authors_pc_at_huge_epsilon(asia, codes):
                                    node_names=names)
     assert set(diagnostic.cpdag.edges) == set(authors.cpdag.edges) != set(ours.cpdag.edges)
     assert "not DP" in diagnostic.info["algorithm"]
+
+
+def test_fisher_z_singular_sub_matrix_follows_the_degenerate_convention():
+    """X an exact linear function of S: the partial correlation is undefined; p = 1 (remove) or NaN (keep)."""
+    import math
+
+    import numpy as np
+
+    from dpcd.ci import CITester
+    from dpcd.ci.fisher import SingularCovarianceError, fisher_z_from_matrix
+    from dpcd.discovery import pc
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(500, 2))
+    data = np.column_stack([z[:, 0] + 2 * z[:, 1], rng.normal(size=500) + z[:, 0], z])  # x0 = z0 + 2 z1
+    with pytest.raises(SingularCovarianceError, match="singular"):
+        fisher_z_from_matrix(np.corrcoef(data.T), 500, 0, 1, [2, 3])
+    assert CITester(data, "fisherz")(0, 1, [2, 3]).p_value == 1.0
+    assert math.isnan(CITester(data, "fisherz", degenerate="keep_edge")(0, 1, [2, 3]).p_value)
+    assert fisher_z_from_matrix(np.corrcoef(data.T), 500, 0, 1, [3]).p_value < 1e-6  # regular when defined
+    for convention in ("independent", "keep_edge"):  # PC runs through the singular tests under either convention
+        assert pc(data, ci_test="fisherz", alpha=0.01, degenerate=convention).n_tests >= 1

@@ -15,21 +15,34 @@ import numpy as np
 from ..validation import as_data_matrix
 from .result import CIResult, normal_two_sided_p
 
-__all__ = ["partial_correlation", "fisher_z_from_matrix", "fisher_z_test"]
+__all__ = ["SingularCovarianceError", "partial_correlation", "fisher_z_from_matrix", "fisher_z_test"]
+
+
+_MAX_INFLATION = 1e12
+
+
+class SingularCovarianceError(ValueError):
+    """The covariance sub-matrix of (X, Y, S) is singular: the partial correlation is undefined."""
 
 
 def partial_correlation(matrix: np.ndarray, x: int, y: int, S: Sequence[int] = ()) -> float:
     """Partial correlation of X and Y given S from a covariance or correlation matrix.
 
     Uses the inverse of the sub-matrix of (X, Y, S): r = −P₀₁ / √(P₀₀ P₁₁).
-    A singular sub-matrix raises ``ValueError``.
+    A singular sub-matrix — exactly, or to working precision: X or Y explained by the others
+    with 1/(1 − R²) > 1e12 — raises :class:`SingularCovarianceError` (a ``ValueError``).
     """
     idx = [x, y, *S]
     sub = np.asarray(matrix, dtype=np.float64)[np.ix_(idx, idx)]
     try:
         precision = np.linalg.inv(sub)
     except np.linalg.LinAlgError as err:
-        raise ValueError(f"the covariance sub-matrix of variables {idx} is singular") from err
+        raise SingularCovarianceError(f"the covariance sub-matrix of variables {idx} is singular") from err
+    # 1/(1 − R²) of X (resp. Y) on the other variables: beyond 1e12 the sub-matrix is singular to working precision
+    inflation = np.abs(np.diag(precision)[:2] * np.diag(sub)[:2])
+    if not (np.all(np.isfinite(precision)) and np.all(inflation <= _MAX_INFLATION)):
+        raise SingularCovarianceError(f"the covariance sub-matrix of variables {idx} is singular "
+                                      "to working precision")
     r = -precision[0, 1] / np.sqrt(abs(precision[0, 0] * precision[1, 1]))
     return float(r)
 

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Literal, Sequence
 
 import numpy as np
@@ -23,7 +24,7 @@ from .discrete import (
     stratified_kendall,
     stratified_spearman,
 )
-from .fisher import fisher_z_from_matrix
+from .fisher import SingularCovarianceError, fisher_z_from_matrix
 from .result import CIResult
 
 __all__ = ["TESTS", "CITester"]
@@ -57,7 +58,10 @@ class CITester:
         (a sequence, a mapping or a :class:`~dpcd.schema.Schema`); private
         algorithms pass them so that table shapes never depend on the data.
         Default: max code + 1 per column, read from the data (non-private use only).
-    degenerate : for "kendall", how strata in which X or Y is constant count:
+    degenerate : for "kendall", how strata in which X or Y is constant count, and
+        for "fisherz", how a singular covariance sub-matrix of (X, Y, S) counts
+        (X or Y a linear function of S, as in a deep variable of a dense linear
+        SEM whose variance is dominated by one ancestor):
         "independent" (default) or "keep_edge", the Priv-PC authors' convention
         (a test without an informative stratum returns p = NaN and PC keeps
         the edge); see :data:`dpcd.ci.discrete.DEGENERATE_CONVENTIONS`. The
@@ -67,8 +71,9 @@ class CITester:
     def __init__(self, data, test: str | Callable = "g2", *, variant: Literal["a", "b"] = "a",
                  levels=None, degenerate: str = "independent"):
         check_degenerate(degenerate)
-        if degenerate != "independent" and test != "kendall":
-            raise ValueError(f"degenerate={degenerate!r} is defined for test='kendall' only, got test={test!r}")
+        if degenerate != "independent" and test not in ("kendall", "fisherz"):
+            raise ValueError(f"degenerate={degenerate!r} is defined for test='kendall' and 'fisherz' only, got "
+                             f"test={test!r}")
         if callable(test):
             self._kind = "custom"
             self._custom = test
@@ -114,7 +119,11 @@ class CITester:
         if kind == "custom":
             return self._custom(self.data, x, y, S)
         if kind == "fisherz":
-            return fisher_z_from_matrix(self.correlation, self.n_rows, x, y, S)
+            try:
+                return fisher_z_from_matrix(self.correlation, self.n_rows, x, y, S)
+            except SingularCovarianceError:
+                # X or Y is a linear function of S: the degenerate case of a partial correlation
+                return CIResult(0.0, 1.0) if self.degenerate == "independent" else CIResult(math.nan, math.nan)
         table = contingency_table(self.data, x, y, S, self.levels)
         if kind in ("g2", "chi2"):
             stat, dof, p = chi2_type_statistic(table, kind)

@@ -263,14 +263,17 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
     node_names : names of the variables (default: the DataFrame's columns or
         "X1".."Xp").
     variant : Kendall's τ variant for ``ci_test="kendall"``.
-    degenerate : for ``ci_test="kendall"``, how strata in which X or Y is
+    degenerate : for ``ci_test="kendall"`` or ``"fisherz"``, how strata in which X or Y is
         constant count (:data:`dpcd.ci.discrete.DEGENERATE_CONVENTIONS`):
         "independent" (default: they add τ = 0, and a test without an
         informative stratum has p = 1, so the edge is removed) or "keep_edge"
         (the Priv-PC authors' code: they are left out, and a test without an
         informative stratum has p = NaN, so the edge is kept). Deterministic
         nodes (asia's ``either`` = tub OR lung) make every stratum of some tests
-        degenerate. Only this non-private PC offers the option: the choice reads
+        degenerate. For ``ci_test="fisherz"`` the same two conventions apply to a
+        singular covariance sub-matrix of (X, Y, S) (p = 1 or NaN), which deep
+        variables of dense linear SEMs reach (Tables X–XI of Xu et al. at
+        p = 100). Only this non-private PC offers the option: the choice reads
         the data without noise, so the private algorithms and
         :mod:`dpcd.registry` never take it.
 
