@@ -47,13 +47,12 @@ in private data analysis. STOC.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Hashable, Literal, Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 
-from ..kernels import HSICFactor, hsic_factor, hsic_permutation_test_factors, krr_factor
+from ..kernels import hsic_permutation_test, krr_factor
 from ..validation import (
     RngLike,
     as_data_matrix,
@@ -66,7 +65,6 @@ from .discrete import kendall_tau, kendall_weights
 from .result import CIResult, normal_two_sided_p
 
 __all__ = [
-    "LRUCache",
     "RCITResult",
     "RCITTester",
     "kendall_ci_test",
@@ -125,94 +123,32 @@ def rcit(data, x: int, y: int, S: Sequence[int] = (), *, rng: RngLike, n_permuta
     return RCITTester(data, rng=rng, n_permutations=n_permutations, lam=lam).result(x, y, S)
 
 
-class LRUCache:
-    """A dict that keeps its most recently used entries up to ``max_bytes`` (each entry's size given on insert).
-
-    The RCIT tester caches results that are pure functions of the data (KRR
-    residuals, HSIC factors), so an evicted entry is recomputed to the same
-    numbers: the bound changes memory and time, never a result. The most
-    recent entry is always kept, even if it alone exceeds ``max_bytes``.
-
-    >>> cache = LRUCache(max_bytes=16)
-    >>> cache.put("a", 1, size=8); cache.put("b", 2, size=8); cache.get("a")
-    1
-    >>> cache.put("c", 3, size=8); "b" in cache, "a" in cache, len(cache)
-    (False, True, 2)
-    """
-
-    def __init__(self, max_bytes: int):
-        self.max_bytes = check_int(max_bytes, "max_bytes", minimum=0)
-        self.nbytes = 0
-        self._entries: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
-
-    def get(self, key: Hashable):
-        """The value stored under ``key`` (marked as most recently used), or None."""
-        hit = self._entries.get(key)
-        if hit is None:
-            return None
-        self._entries.move_to_end(key)
-        return hit[0]
-
-    def put(self, key: Hashable, value, *, size: int) -> None:
-        """Store ``value`` (``size`` bytes) under ``key`` and evict the least recently used beyond ``max_bytes``."""
-        old = self._entries.pop(key, None)
-        if old is not None:
-            self.nbytes -= old[1]
-        self._entries[key] = (value, int(size))
-        self.nbytes += int(size)
-        while self.nbytes > self.max_bytes and len(self._entries) > 1:
-            _, (_, freed) = self._entries.popitem(last=False)
-            self.nbytes -= freed
-
-    def __contains__(self, key: Hashable) -> bool:
-        return key in self._entries
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-#: Default memory bounds of one :class:`RCITTester`'s caches (bytes).
-RESIDUAL_CACHE_BYTES = 1 << 30
-FACTOR_CACHE_BYTES = 1 << 28
-
-
 class RCITTester:
     """RCIT bound to one dataset: ``tester(x, y, S) -> CIResult``, memoised per (x, y, S).
 
     The KRR system of a conditioning set S is factored once and the residuals
     of every variable on S are computed from that one factor and cached, so all
-    tests sharing S reuse them; the HSIC kernel factor (bandwidth and centred
-    incomplete Cholesky factor, :func:`dpcd.kernels.hsic_factor`) of each
-    residual (variable, S) is cached too, so the tests of (x, y₁, S),
-    (x, y₂, S), … build x's factor once. Both caches are least-recently-used
-    with a memory bound (``residual_cache_bytes``, ``factor_cache_bytes``);
-    their entries are pure functions of the data, so eviction never changes a
-    result. ``result(x, y, S)`` gives the full :class:`RCITResult` (scores for
-    the sensitivities); ``n_computed`` counts the distinct tests. Randomness
-    (the permutations) comes from ``rng``, one draw per distinct test in the
-    order the tests are asked.
+    tests sharing S reuse them. ``result(x, y, S)`` gives the full
+    :class:`RCITResult` (scores for the sensitivities); ``n_computed`` counts
+    the distinct tests. Randomness (the permutations) comes from ``rng``.
     ``krr_method`` is passed to :func:`dpcd.kernels.krr_factor`: the default
     "auto" uses an incomplete Cholesky factor of the KRR kernel when it has at
-    most min(m/4, 400) columns at neglected trace 1e-10 (as it does for |Z| ≤ 2
-    at m = 2000), and otherwise conjugate gradients (λ ≥ 2/3) or the Cholesky
-    factor; every route gives residuals within 1e-10/c·||t||₂ of the exact
-    ones (c = mλ/2).
+    most m/4 columns at neglected trace 1e-10 (residuals within 1e-10/c·||t||₂
+    of the exact ones, c = mλ/2), as it does for |Z| ≤ 3 at m = 2000.
     """
 
     def __init__(self, data, *, rng: RngLike, n_permutations: int = 100, lam: float = 1.0,
-                 krr_method: Literal["auto", "exact", "lowrank", "cg"] = "auto",
-                 residual_cache_bytes: int = RESIDUAL_CACHE_BYTES, factor_cache_bytes: int = FACTOR_CACHE_BYTES):
+                 krr_method: Literal["auto", "exact", "lowrank"] = "auto"):
         self.data = np.asfortranarray(as_data_matrix(data, kind="numeric"))
         self.n_rows, self.n_vars = self.data.shape
         self.rng = as_rng(rng)
         self.n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
         self.lam = check_positive(lam, "lam")
-        if krr_method not in ("auto", "exact", "lowrank", "cg"):
-            raise ValueError(f"krr_method must be 'auto', 'exact', 'lowrank' or 'cg', got {krr_method!r}")
+        if krr_method not in ("auto", "exact", "lowrank"):
+            raise ValueError(f"krr_method must be 'auto', 'exact' or 'lowrank', got {krr_method!r}")
         self.krr_method = krr_method
         self._results: dict[tuple, RCITResult] = {}
-        self._residuals = LRUCache(residual_cache_bytes)
-        self._factors = LRUCache(factor_cache_bytes)
+        self._residuals: dict[tuple[int, ...], np.ndarray] = {}
         self.n_computed = 0
 
     def residuals(self, S: tuple[int, ...]) -> np.ndarray:
@@ -221,18 +157,7 @@ class RCITTester:
         if hit is None:
             factor = krr_factor(self.data[:, list(S)], lam=self.lam, method=self.krr_method)
             hit = np.asfortranarray(factor.residuals(self.data))
-            self._residuals.put(S, hit, size=hit.nbytes)
-        return hit
-
-    def factor(self, variable: int, S: tuple[int, ...]) -> HSICFactor:
-        """HSIC factor (:func:`dpcd.kernels.hsic_factor`, "auto") of ``variable``'s residual on S (the data if S = ())."""
-        key = (variable, S)
-        hit = self._factors.get(key)
-        if hit is None:
-            column = self.residuals(S)[:, variable] if S else self.data[:, variable]
-            hit = hsic_factor(column.copy())  # a copy: the factor must not keep the residual matrix alive
-            size = hit.points.nbytes + (hit.centred.nbytes if hit.lowrank else 0)
-            self._factors.put(key, hit, size=size)
+            self._residuals[S] = hit
         return hit
 
     def result(self, x: int, y: int, S: Sequence[int] = ()) -> RCITResult:
@@ -248,8 +173,12 @@ class RCITTester:
         if hit is not None:
             return hit
         a, b = key[0], key[1]
-        test = hsic_permutation_test_factors(self.factor(a, S), self.factor(b, S),
-                                             n_permutations=self.n_permutations, rng=self.rng)
+        if S:
+            resid = self.residuals(S)
+            u, v = resid[:, a], resid[:, b]
+        else:
+            u, v = self.data[:, a], self.data[:, b]
+        test = hsic_permutation_test(u, v, n_permutations=self.n_permutations, rng=self.rng)
         result = RCITResult(test.statistic, test.p_value, test.permuted, test.bandwidth_x, test.bandwidth_y,
                             self.n_rows, self.lam, bool(S))
         self._results[key] = result
