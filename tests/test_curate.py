@@ -352,3 +352,24 @@ def test_a_sensitivity_below_the_proven_bound_is_refused_unless_labelled_not_pri
                         unproven_sensitivity=True)
     assert diagnostic.info["differentially_private"] is False
     assert curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0).info["differentially_private"] is True
+
+
+def test_a_declared_sensitivity_must_cover_the_widest_stratification_not_only_order_0():
+    # Conditioning on S splits the rows into prod(levels[S]) strata and the p-value's replace-one sensitivity
+    # grows with the number of strata; a single declared Δ is used for every test, so a Δ proven only for
+    # the marginal (order-0) test is not enough once conditional tests run.
+    from dpcd.datasets import load_bnlearn
+    from dpcd.discovery.curate import curate
+    from dpcd.privacy.sensitivity import two_sided_kendall_pvalue_sensitivity as bound
+
+    sample = load_bnlearn("cancer", 2_000, rng=0)  # five binary variables: order ≤ 3 meets up to 2³ strata
+    n = sample.data.shape[0]
+    assert bound(n, 8) > bound(n, 1)
+    with pytest.raises(ValueError, match="below the proven bound"):
+        curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0, sensitivity=bound(n, 1))
+    with pytest.raises(ValueError, match="up to 4 strata"):
+        curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0, max_order=2, sensitivity=bound(n, 2))
+    assert curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0, max_order=0,
+                  sensitivity=bound(n, 1)).info["differentially_private"] is True
+    assert curate(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0,
+                  sensitivity=bound(n, 8)).info["differentially_private"] is True

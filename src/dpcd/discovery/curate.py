@@ -469,8 +469,10 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     sensitivity : Δ, L1-sensitivity of the p-value used for every test; default
         :func:`dpcd.privacy.sensitivity.two_sided_kendall_pvalue_sensitivity` of the (sub-)sample size and the
         number of strata of each conditioning set S (public domains), with the
-        order-0 value used as Lemma 1's Δ inside OPT. A value below that proven
-        bound is refused: the run would not be differentially private.
+        order-0 value used as Lemma 1's Δ inside OPT. A declared value must cover
+        every test, so it is compared with the bound at the widest public
+        stratification of the run (the product of the ``max_order`` largest level
+        counts) and refused below it: the run would not be differentially private.
     unproven_sensitivity : accept a ``sensitivity`` below the proven bound (e.g.
         the paper's Eq. 16) for a labelled, non-private diagnostic; the result's
         ``info["differentially_private"]`` is then False and its ledger does not
@@ -550,15 +552,20 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
             return cache[k]
 
         sensitivity = per_test(())  # the order-0 value plans OPT (Lemma 1's Δ)
-    else:
+    private = True
+    if per_test is None:
+        # One declared Δ serves every test, so it must cover the widest stratification the run can meet:
+        # the `last` largest public level counts (the bound grows with the number of strata k).
         sensitivity = check_positive(sensitivity, "sensitivity")
-        proven = two_sided_kendall_pvalue_sensitivity(codes.shape[0], 1)
-        if sensitivity < proven and not unproven_sensitivity:
-            raise ValueError(f"sensitivity={sensitivity:.3g} is below the proven bound {proven:.3g} of the p-value "
-                             "at this sample size: the run would not be differentially private (pass "
-                             "unproven_sensitivity=True only for a labelled non-private diagnostic)")
-    private = not (unproven_sensitivity and sensitivity < two_sided_kendall_pvalue_sensitivity(codes.shape[0], 1))
-    sensitivity = check_positive(sensitivity, "sensitivity")
+        widest = min(math.prod(sorted(int(v) for v in levels)[d - last:]), codes.shape[0])
+        proven = two_sided_kendall_pvalue_sensitivity(codes.shape[0], widest)
+        if sensitivity < proven:
+            if not unproven_sensitivity:
+                raise ValueError(f"sensitivity={sensitivity:.3g} is below the proven bound {proven:.3g} of the "
+                                 f"p-value at this sample size and up to {widest} strata: the run would not be "
+                                 "differentially private (pass unproven_sensitivity=True only for a labelled "
+                                 "non-private diagnostic)")
+            private = False
     ledger = PrivacyLedger("replace", public=PUBLIC)
     decider = CurateDecider(tester, n_vars=d, epsilon_total=epsilon_run, delta_prime=delta_prime,
                             delta_total=delta_total, threshold=threshold, beta1=beta1, beta2=beta2,
