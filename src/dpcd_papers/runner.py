@@ -152,13 +152,21 @@ def _cell_label(params: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _time_profile(executed: Path, cache: Path, archive: Path, reused: int) -> dict[str, Any]:
+def _export_archive(calls: list[dict[str, Any]], cache: Path, archive: Path) -> None:
+    """Write the grid results this run used (``calls`` from :func:`read_calls`) to ``archive``."""
+    keys = [task["key"] for call in calls for task in call["tasks"]]
+    if keys:
+        export_cells(cache, keys, archive)
+    else:
+        archive.unlink(missing_ok=True)  # no grid in this notebook: an old archive would be misleading
+
+
+def _time_profile(executed: Path, calls: list[dict[str, Any]], reused: int) -> dict[str, Any]:
     """Where the notebook's time went: per code cell, per run_grid call and the slowest grid cells.
 
     Grid seconds are each (cell, repetition)'s compute time, also for results
     taken from the cache (the time of the run that computed them); the
-    notebook cells' seconds are this run's papermill durations. The grid
-    results used are exported to ``archive``.
+    notebook cells' seconds are this run's papermill durations.
     """
     import nbformat
 
@@ -170,11 +178,9 @@ def _time_profile(executed: Path, cache: Path, archive: Path, reused: int) -> di
         duration = cell.get("metadata", {}).get("papermill", {}).get("duration")
         first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
         cells.append({"cell": index, "seconds": round(float(duration or 0.0), 2), "source": first[:70]})
-    calls = read_calls(cache)
-    grids, spots, keys = [], [], []
+    grids, spots = [], []
     for call in calls:
         tasks = call["tasks"]
-        keys.extend(task["key"] for task in tasks)
         seconds = [float(task.get("seconds") or 0.0) for task in tasks]
         cpu = [float(task.get("cpu_seconds") or 0.0) for task in tasks]
         function = call["function"].rsplit(".", 1)[-1]
@@ -186,10 +192,6 @@ def _time_profile(executed: Path, cache: Path, archive: Path, reused: int) -> di
             per_cell.setdefault(_cell_label(task["params"]), []).append(value)
         spots.extend({"function": function, "cell": label, "runs": len(values), "seconds": round(sum(values), 1),
                       "seconds_per_run": round(sum(values) / len(values), 2)} for label, values in per_cell.items())
-    if keys:
-        export_cells(cache, keys, archive)
-    else:
-        archive.unlink(missing_ok=True)  # no grid in this notebook: an old archive would be misleading
     spots.sort(key=lambda spot: -spot["seconds"])
     return {"cells": cells, "grids": grids, "hot_spots": spots[:_HOT_SPOTS], "imported_from_archive": reused}
 
@@ -367,6 +369,8 @@ def reproduce(
         seconds = time.perf_counter() - started
         os.replace(partial, executed)
         failed.unlink(missing_ok=True)
+        calls = read_calls(cache)
+        _export_archive(calls, cache, target / CELLS_ARCHIVE)
         info = {
             "notebook": name,
             "profile": profile,
@@ -374,7 +378,7 @@ def reproduce(
             "date": date,
             "seconds": round(seconds, 1),
             **({"parameters": extra} if extra else {}),
-            "time_profile": _time_profile(executed, cache, target / CELLS_ARCHIVE, reused),
+            "time_profile": _time_profile(executed, calls, reused),
             "python": platform.python_version(),
             "platform": f"{platform.system()} {platform.machine()}",
             "packages": _versions(),
