@@ -386,3 +386,19 @@ def test_notebooks_grid_functions_are_listed():
             assert match.group(1) in names, f"{path.name} runs {match.group(1)} in a grid; add it to GRID_CELLS"
             found.add(match.group(1))
     assert found == names
+
+
+def test_archive_status_tells_current_results_from_earlier_code(tmp_path, monkeypatch):
+    from dpcd_papers.experiments import archive_status
+
+    (tmp_path / "statusmod.py").write_text("def f(a, rng):\n    return {'v': a}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import statusmod
+
+    cache, archive = tmp_path / "cache", tmp_path / "cells.jsonl.gz"
+    run_grid(statusmod.f, {"a": [1, 2, 3]}, cache_dir=cache, progress=False)
+    keys = [task["key"] for call in read_calls(cache) for task in call["tasks"]]
+    assert export_cells(cache, keys, archive) == 3
+    assert archive_status(archive) == {"statusmod.f": {"entries": 3, "current": 3, "rejected": 0}}
+    (tmp_path / "statusmod.py").write_text("def f(a, rng):\n    return {'v': -a}\n")
+    assert archive_status(archive) == {"statusmod.f": {"entries": 3, "current": 0, "rejected": 0}}

@@ -67,7 +67,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,7 @@ from ._io import atomic_write
 
 __all__ = [
     "run_grid", "timed", "expand_grid", "cell_seed", "stable_hash", "code_fingerprint", "code_modules", "export_cells",
-    "import_cells", "read_calls", "DASK_SCHEDULER_ENV", "CALLS_LOG", "CELLS_ARCHIVE",
+    "import_cells", "archive_status", "read_calls", "DASK_SCHEDULER_ENV", "CALLS_LOG", "CELLS_ARCHIVE",
 ]
 
 DASK_SCHEDULER_ENV = "DPCD_DASK_SCHEDULER"
@@ -682,6 +682,24 @@ def export_cells(cache_dir: str | os.PathLike[str], keys: Iterable[str], path: s
     return len(lines) - 1
 
 
+def _archive_entries(path: str | os.PathLike[str]) -> Iterator[dict[str, Any] | None]:
+    """The entries of the archive ``path``, each decoded, or None for one whose stored key is not its own."""
+    archive = Path(path)
+    with gzip.open(archive, "rt", encoding="utf-8") as handle:
+        header = json.loads(handle.readline() or "{}")
+        if header != _ARCHIVE_FORMAT:
+            raise ValueError(f"{os.fspath(archive)!r} is not a grid-cells archive (header {header!r})")
+        for line in handle:
+            if not line.strip():
+                continue
+            entry = {field: _decode(value) for field, value in json.loads(line).items()}
+            try:
+                valid = _entry_key(entry) == entry.get("key")
+            except (KeyError, TypeError):
+                valid = False
+            yield entry if valid else None
+
+
 def import_cells(path: str | os.PathLike[str], cache_dir: str | os.PathLike[str]) -> tuple[int, int]:
     """Write the entries of the archive ``path`` into ``cache_dir``; return ``(imported, rejected)``.
 
@@ -691,25 +709,42 @@ def import_cells(path: str | os.PathLike[str], cache_dir: str | os.PathLike[str]
     are left alone. Whether an imported entry is *used* is decided by
     :func:`run_grid`, which looks it up under the key of the current code.
     """
-    archive = Path(path)
-    with gzip.open(archive, "rt", encoding="utf-8") as handle:
-        header = json.loads(handle.readline() or "{}")
-        if header != _ARCHIVE_FORMAT:
-            raise ValueError(f"{os.fspath(archive)!r} is not a grid-cells archive (header {header!r})")
-        imported = rejected = 0
-        for line in handle:
-            if not line.strip():
-                continue
-            entry = {field: _decode(value) for field, value in json.loads(line).items()}
-            try:
-                valid = _entry_key(entry) == entry.get("key")
-            except (KeyError, TypeError):
-                valid = False
-            if not valid:
-                rejected += 1
-                continue
-            target = _cache_path(Path(cache_dir), entry["key"])
-            if _load_entry(target) is None:
-                _atomic_pickle(target, entry)
-            imported += 1
+    imported = rejected = 0
+    for entry in _archive_entries(path):
+        if entry is None:
+            rejected += 1
+            continue
+        target = _cache_path(Path(cache_dir), entry["key"])
+        if _load_entry(target) is None:
+            _atomic_pickle(target, entry)
+        imported += 1
     return imported, rejected
+
+
+def archive_status(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
+    """Per grid function of the archive ``path``: how many entries, and how many the current code would re-use.
+
+    An entry is *current* when its code fingerprint equals
+    :func:`code_fingerprint` of the function as installed now, so
+    :func:`run_grid` finds it under its key; the others were computed with
+    earlier code and would be recomputed. Entries whose stored key is not their
+    own count as ``rejected``; a function that can no longer be imported has
+    no current entries.
+    """
+    status: dict[str, dict[str, int]] = {}
+    fingerprints: dict[str, str | None] = {}
+    for entry in _archive_entries(path):
+        name = "?" if entry is None else str(entry["function"])
+        counts = status.setdefault(name, {"entries": 0, "current": 0, "rejected": 0})
+        counts["entries"] += 1
+        if entry is None:
+            counts["rejected"] += 1
+            continue
+        if name not in fingerprints:
+            module, _, attribute = name.rpartition(".")
+            try:
+                fingerprints[name] = code_fingerprint(getattr(importlib.import_module(module), attribute))
+            except (ImportError, AttributeError, ValueError):
+                fingerprints[name] = None
+        counts["current"] += int(entry["code"] == fingerprints[name])
+    return status

@@ -30,6 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from ._io import atomic_write_text, data_dir
+from .experiments import CELLS_ARCHIVE, archive_status
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -760,6 +761,14 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
             )
         else:
             lines.append("No run.json in this folder: the profile and date of these results are unknown.")
+        archive = folder / CELLS_ARCHIVE
+        if archive.exists():
+            counts = archive_status(archive).values()
+            total, current = sum(c["entries"] for c in counts), sum(c["current"] for c in counts)
+            lines += ["", f"Grid results: {total} in `{CELLS_ARCHIVE}`, "
+                      + ("all computed with the current code (re-used by a run of the same profile)." if current == total
+                         else f"{total - current} of them computed with earlier code: a run of the same profile "
+                              "recomputes those, and the numbers here are the earlier code's.")]
         spots = info.get("time_profile", {}).get("hot_spots", [])
         if spots:
             lines += ["", "Hot spots (grid cells by compute seconds, summed over repetitions): "
