@@ -177,9 +177,11 @@ def test_lowrank_krr_within_its_bound_of_exact_and_sklearn(lam_of_m):
     # KernelRidge solves K + cI itself; agreement up to the conditioning of the m x m system
     np.testing.assert_allclose(low.residuals(targets), reference, atol=1e-8)
     np.testing.assert_allclose(exact.residuals(targets), reference, atol=1e-8)
-    # with more columns than m/4 would be needed, "auto" falls back to the exact factor
+    # with more columns than m/4 would be needed, "auto" turns to conjugate gradients at lambda = 1
+    # (condition number <= 3) and to the Cholesky factor at c = 1
     wide = rng.normal(size=(200, 6))
-    assert kernels.krr_factor(wide, method="auto").method == "exact"
+    assert kernels.krr_factor(wide, method="auto").method == "cg"
+    assert kernels.krr_factor(wide, lam=2.0 / 200, method="auto").method == "exact"
 
 
 def test_krr_objective_is_minimised():
@@ -221,3 +223,124 @@ def test_bad_arguments():
         kernels.hsic_permutation_test(x, x, rng="seed")
     with pytest.raises(ValueError, match="K and L"):
         kernels.hsic(np.eye(3), np.eye(4))
+
+
+# ---------------------------------------------------------------------------
+# The faster routes against the computations they replace
+
+
+def _reference_permuted_scores(x: np.ndarray, y: np.ndarray, sx: float, sy: float, perms: np.ndarray) -> np.ndarray:
+    """tr(K[psi, psi] H L H) for every permutation, from the Gram matrices (the definition, times (m-1)^2)."""
+    Kc = kernels.center_gram(kernels.gaussian_gram(x, bandwidth=sx))
+    Lc = kernels.center_gram(kernels.gaussian_gram(y, bandwidth=sy))
+    return np.array([np.vdot(Kc[np.ix_(p, p)], Lc) for p in perms])
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_lowrank_scores_gather_the_narrower_factor(swap):
+    # the factor with fewer columns is permuted (by the inverse permutation when it is G): same scores
+    rng = np.random.default_rng(21)
+    m = 300
+    narrow = rng.normal(size=m)
+    wide = np.exp(1.5 * rng.normal(size=m))  # heavy tail: many more pivots
+    x, y = (wide, narrow) if swap else (narrow, wide)
+    fx, fy = kernels.hsic_factor(x), kernels.hsic_factor(y, name="y")
+    assert (fx.centred.shape[1] > fy.centred.shape[1]) == swap
+    perms = np.argsort(rng.random((15, m)), axis=1)
+    scores = kernels._lowrank_scores(fx.centred, fy.centred, perms)
+    direct = np.array([np.sum((fx.centred[p].T @ fy.centred) ** 2) for p in perms])
+    np.testing.assert_allclose(scores, direct, rtol=1e-12)
+    if not swap:  # the former route, bit for bit
+        assert np.array_equal(scores, kernels._stacked_scores(fx.centred, fy.centred, perms))
+    reference = _reference_permuted_scores(x, y, fx.bandwidth, fy.bandwidth, perms)
+    bound = 2e-10 * m  # neglected trace <= 1e-10 per factor, ||H K H||_2 <= m (scores not yet divided by (m-1)^2)
+    assert np.max(np.abs(scores - reference)) <= bound
+
+
+@pytest.mark.parametrize("method", ["auto", "lowrank", "exact"])
+def test_test_from_factors_is_the_permutation_test(method):
+    rng = np.random.default_rng(22)
+    x = rng.normal(size=120)
+    y = np.sin(2 * x) + rng.normal(size=120)
+    whole = kernels.hsic_permutation_test(x, y, rng=5, n_permutations=30, method=method)
+    parts = kernels.hsic_permutation_test_factors(kernels.hsic_factor(x, method=method),
+                                                  kernels.hsic_factor(y, method=method, name="y"),
+                                                  rng=5, n_permutations=30)
+    assert whole.method == parts.method == ("exact" if method == "exact" else "lowrank")
+    assert whole.statistic == parts.statistic and whole.p_value == parts.p_value
+    assert np.array_equal(whole.permuted, parts.permuted)
+    with pytest.raises(ValueError, match="same number of rows"):
+        kernels.hsic_permutation_test_factors(kernels.hsic_factor(x), kernels.hsic_factor(y[:50]), rng=0)
+
+
+def test_pivoted_cholesky_gives_up_only_on_factors_it_would_discard():
+    rng = np.random.default_rng(23)
+    z = rng.normal(size=(1200, 6))  # needs far more than 300 columns at 1e-10
+    sigma = kernels.median_bandwidth(z)
+    full, rest_full = kernels._pivoted_cholesky(z, sigma, 1e-10, 300)
+    early, rest_early = kernels._pivoted_cholesky(z, sigma, 1e-10, 300, give_up=True)
+    assert rest_full > 1e-10 and early.shape[1] < full.shape[1]
+    np.testing.assert_array_equal(early, full[:, :early.shape[1]])  # the same columns, fewer of them
+    narrow = rng.normal(size=(1200, 1))  # reaches 1e-10 with a few dozen columns: never given up
+    a, _ = kernels._pivoted_cholesky(narrow, 1.0, 1e-10, 300)
+    b, rest_b = kernels._pivoted_cholesky(narrow, 1.0, 1e-10, 300, give_up=True)
+    assert np.array_equal(a, b) and rest_b <= 1e-10
+
+
+def test_blocked_gram_is_the_gram_matrix():
+    rng = np.random.default_rng(24)
+    for d in (1, 3):
+        z = rng.normal(size=(300, d))
+        np.testing.assert_allclose(kernels._gaussian_gram_blocked(z, 1.3), _reference_gram(z, 1.3), atol=1e-14)
+
+
+@pytest.mark.parametrize("d", [3, 5])
+def test_cg_krr_within_its_bound_of_the_cholesky_solution(d):
+    # (tol / c) ||t||_2 on every column; the bound is met, and a loose tolerance shows it is not vacuous
+    rng = np.random.default_rng(25 + d)
+    m = 700
+    z = rng.uniform(-0.5, 0.5, size=(m, d))
+    targets = np.column_stack([np.sin(z.sum(axis=1)), z[:, 0] ** 2, rng.normal(size=m)])
+    exact = kernels.krr_factor(z, method="exact")
+    reference = exact.residuals(targets)
+    K = _reference_gram(z, exact.bandwidth)
+    alpha = np.linalg.solve(K + exact.c * np.eye(m), targets)
+    np.testing.assert_allclose(reference, targets - K @ alpha, atol=1e-10)
+    auto = kernels.krr_factor(z, method="auto")
+    assert auto.method == "cg" and auto.lowrank is not None  # preconditioned by the coarse factor
+    for factor in (auto, kernels.krr_factor(z, method="cg")):
+        error = np.linalg.norm(factor.residuals(targets) - reference, axis=0)
+        assert np.all(error <= 1e-10 / factor.c * np.linalg.norm(targets, axis=0) + 1e-12)
+        np.testing.assert_allclose(factor.residuals(targets[:, 0]), factor.residuals(targets)[:, 0], atol=1e-12)
+    loose = kernels.krr_factor(z, method="cg", tol=1e-2 * exact.c)
+    error = np.linalg.norm(loose.residuals(targets) - reference, axis=0)
+    assert np.all(error <= 1e-2 * np.linalg.norm(targets, axis=0)) and error.max() > 1e-9
+
+
+def test_cg_krr_without_preconditioner_and_its_cholesky_fallback():
+    rng = np.random.default_rng(26)
+    m = 400
+    z = rng.normal(size=(m, 4))
+    t = np.cos(z[:, 0] * z[:, 1]) + 0.1 * rng.normal(size=m)
+    exact = kernels.krr_factor(z, method="exact").residuals(t)
+    factor = kernels.krr_factor(z, method="cg")
+    plain = kernels._cg_krr_residuals(factor.gram, factor.c, t, 1e-10)
+    assert np.linalg.norm(plain - exact) <= 1e-10 / factor.c * np.linalg.norm(t) + 1e-12
+    assert kernels._cg_krr_residuals(factor.gram, factor.c, t, 1e-10, max_iter=1) is None
+    assert kernels._cg_krr_residuals(factor.gram, factor.c, np.zeros(m), 1e-10) is not None  # a zero target
+    stubborn = kernels.KRRFactor(cho=None, c=factor.c, lam=1.0, bandwidth=factor.bandwidth, m=m, method="cg",
+                                 tol=0.0, gram=factor.gram)  # tol = 0 cannot be met: the Cholesky fallback
+    np.testing.assert_allclose(stubborn.residuals(t), exact, atol=1e-12)
+
+
+def test_krr_workspace_holds_the_gram_matrix():
+    rng = np.random.default_rng(27)
+    z = rng.normal(size=(300, 4))
+    t = np.sin(z.sum(axis=1))
+    workspace = np.full((300, 300), np.nan)
+    factor = kernels.krr_factor(z, method="cg", workspace=workspace)
+    assert factor.gram is workspace
+    np.testing.assert_allclose(workspace, _reference_gram(z, factor.bandwidth), atol=1e-14)
+    assert np.array_equal(factor.residuals(t), kernels.krr_factor(z, method="cg").residuals(t))
+    with pytest.raises(ValueError, match="workspace"):
+        kernels.krr_factor(z, method="cg", workspace=np.empty((300, 299)))

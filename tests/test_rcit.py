@@ -186,3 +186,79 @@ def test_bad_arguments():
         rcit.permutation_sensitivity(rcit.RCITResult(0.0, 0.5, np.zeros(3), 1, 1, 3, 1, False), alpha=2)
     with pytest.raises(ValueError, match="NaN"):
         rcit.rcit(np.array([[1.0, np.nan], [2.0, 3.0], [3.0, 1.0]]), 0, 1, rng=0)
+
+
+# ---------------------------------------------------------------------------
+# The tester's caches and the faster Kendall paths against the computations they replace
+
+
+def _network_data(name, m, seed):
+    from dpcd.datasets import bnlearn_dag, sample_nonlinear
+
+    return sample_nonlinear(bnlearn_dag(name), m, np.random.default_rng(seed)).data.to_numpy()
+
+
+def test_tester_caches_never_change_a_result():
+    # caches that hold nothing (every residual and factor recomputed) give the same numbers, bit for bit,
+    # and the same tests computed one by one from the kernels (exact KRR, HSIC on the residuals) agree
+    data = _network_data("asia", 300, 0)
+    questions = [(0, 1, ()), (2, 5, (3,)), (6, 7, (3, 5)), (1, 4, (0, 2, 3)), (2, 5, (3,)), (0, 7, (1, 2, 3, 4))]
+    cached = rcit.RCITTester(data, rng=11)
+    bare = rcit.RCITTester(data, rng=11, residual_cache_bytes=0, factor_cache_bytes=0)
+    stream = np.random.default_rng(11)
+    for x, y, S in questions:
+        a, b = cached.result(x, y, S), bare.result(x, y, S)
+        assert a.statistic == b.statistic and a.p_value == b.p_value and np.array_equal(a.permuted, b.permuted)
+    assert len(bare._residuals) <= 1 and len(bare._factors) <= 1 and len(cached._residuals) == 4
+    for x, y, S in dict.fromkeys(questions):  # the reference, test by test, with the same random stream
+        if S:
+            resid = kernels.krr_factor(data[:, list(S)], method="exact").residuals(data[:, [x, y]])
+            u, v = resid[:, 0], resid[:, 1]
+        else:
+            u, v = data[:, x], data[:, y]
+        ref = kernels.hsic_permutation_test(u, v, rng=stream)
+        ours = cached.result(x, y, S)
+        assert ours.p_value == ref.p_value
+        assert ours.statistic == pytest.approx(ref.statistic, rel=1e-9, abs=1e-15)
+        np.testing.assert_allclose(ours.permuted, ref.permuted, rtol=1e-8, atol=1e-14)
+
+
+def test_lru_cache_evicts_the_least_recently_used():
+    cache = rcit.LRUCache(max_bytes=30)
+    for key in "abc":
+        cache.put(key, key.upper(), size=10)
+    assert cache.get("a") == "A"
+    cache.put("d", "D", size=10)  # evicts b, the least recently used
+    assert "b" not in cache and {"a", "c", "d"} <= {k for k in "abcd" if k in cache} and cache.nbytes == 30
+    cache.put("e", "E", size=100)  # alone above the bound: kept, everything else evicted
+    assert len(cache) == 1 and cache.get("e") == "E" and cache.get("a") is None
+
+
+def test_untied_tau_is_kendall_tau_bit_for_bit():
+    from dpcd.ci.discrete import kendall_tau
+
+    rng = np.random.default_rng(12)
+    for n in [2, 3, 7, 40, 333, 1000]:
+        for _ in range(5):
+            a = rng.normal(size=n)
+            b = 0.7 * a + rng.normal(size=n)
+            assert rcit._untied_tau_a(a, b) == kendall_tau(a, b, "a")
+    tied = np.repeat(np.arange(50.0), 2)
+    assert rcit._untied_tau_a(tied, rng.normal(size=100)) is None
+    assert rcit._untied_tau_a(rng.normal(size=1001), rng.normal(size=1001)) is None  # the sorting route above 1000
+    data = _network_data("cancer", 1000, 3)
+    result = rcit.kendall_ci_test(data, 0, 2)
+    tau = kendall_tau(data[:, 0], data[:, 2], "a")
+    assert result.effect == tau and result.statistic == tau * np.sqrt(float(rcit.kendall_weights(np.array([1000]))[0]))
+
+
+def test_kendall_tester_knows_the_unstratified_sets():
+    rng = np.random.default_rng(13)
+    data = np.column_stack([rng.normal(size=80), rng.normal(size=80), np.round(rng.normal(size=80)),
+                            rng.normal(size=80)])
+    tester = rcit.KendallTester(data)
+    assert tester.distinct.tolist() == [True, True, False, True]
+    for S in [(2,), (3,), (2, 3), (0, 2)]:
+        result = rcit.kendall_ci_test(data, 0 if 0 not in S else 1, 1 if 0 not in S else 3, S)
+        assert tester.unstratified(S) == (result.p_value == 0.0 and result.dof == 80)
+    assert not tester.unstratified(())

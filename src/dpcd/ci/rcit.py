@@ -47,12 +47,13 @@ in private data analysis. STOC.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Hashable, Literal, Sequence
 
 import numpy as np
 
-from ..kernels import hsic_permutation_test, krr_factor
+from ..kernels import HSICFactor, hsic_factor, hsic_permutation_test_factors, krr_factor
 from ..validation import (
     RngLike,
     as_data_matrix,
@@ -63,10 +64,13 @@ from ..validation import (
 )
 from .discrete import kendall_tau, kendall_weights
 from .result import CIResult, normal_two_sided_p
+from .tester import CITester
 
 __all__ = [
+    "LRUCache",
     "RCITResult",
     "RCITTester",
+    "KendallTester",
     "kendall_ci_test",
     "permutation_bounds",
     "permutation_sensitivity",
@@ -123,41 +127,119 @@ def rcit(data, x: int, y: int, S: Sequence[int] = (), *, rng: RngLike, n_permuta
     return RCITTester(data, rng=rng, n_permutations=n_permutations, lam=lam).result(x, y, S)
 
 
+class LRUCache:
+    """A dict that keeps its most recently used entries up to ``max_bytes`` (each entry's size given on insert).
+
+    The RCIT tester caches results that are pure functions of the data (KRR
+    residuals, HSIC factors), so an evicted entry is recomputed to the same
+    numbers: the bound changes memory and time, never a result. The most
+    recent entry is always kept, even if it alone exceeds ``max_bytes``.
+
+    >>> cache = LRUCache(max_bytes=16)
+    >>> cache.put("a", 1, size=8); cache.put("b", 2, size=8); cache.get("a")
+    1
+    >>> cache.put("c", 3, size=8); "b" in cache, "a" in cache, len(cache)
+    (False, True, 2)
+    """
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = check_int(max_bytes, "max_bytes", minimum=0)
+        self.nbytes = 0
+        self._entries: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+
+    def get(self, key: Hashable):
+        """The value stored under ``key`` (marked as most recently used), or None."""
+        hit = self._entries.get(key)
+        if hit is None:
+            return None
+        self._entries.move_to_end(key)
+        return hit[0]
+
+    def put(self, key: Hashable, value, *, size: int) -> None:
+        """Store ``value`` (``size`` bytes) under ``key`` and evict the least recently used beyond ``max_bytes``."""
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.nbytes -= old[1]
+        self._entries[key] = (value, int(size))
+        self.nbytes += int(size)
+        while self.nbytes > self.max_bytes and len(self._entries) > 1:
+            _, (_, freed) = self._entries.popitem(last=False)
+            self.nbytes -= freed
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+#: Default memory bounds of one :class:`RCITTester`'s caches (bytes).
+RESIDUAL_CACHE_BYTES = 1 << 30
+FACTOR_CACHE_BYTES = 1 << 28
+
+
 class RCITTester:
     """RCIT bound to one dataset: ``tester(x, y, S) -> CIResult``, memoised per (x, y, S).
 
     The KRR system of a conditioning set S is factored once and the residuals
     of every variable on S are computed from that one factor and cached, so all
-    tests sharing S reuse them. ``result(x, y, S)`` gives the full
-    :class:`RCITResult` (scores for the sensitivities); ``n_computed`` counts
-    the distinct tests. Randomness (the permutations) comes from ``rng``.
+    tests sharing S reuse them; the HSIC kernel factor (bandwidth and centred
+    incomplete Cholesky factor, :func:`dpcd.kernels.hsic_factor`) of each
+    residual (variable, S) is cached too, so the tests of (x, y₁, S),
+    (x, y₂, S), … build x's factor once. Both caches are least-recently-used
+    with a memory bound (``residual_cache_bytes``, ``factor_cache_bytes``);
+    their entries are pure functions of the data, so eviction never changes a
+    result. The conjugate-gradient KRR route writes K into one m × m buffer
+    kept for the tester's life (allocated at the first such S). ``result(x, y, S)`` gives the full :class:`RCITResult` (scores for
+    the sensitivities); ``n_computed`` counts the distinct tests. Randomness
+    (the permutations) comes from ``rng``, one draw per distinct test in the
+    order the tests are asked.
     ``krr_method`` is passed to :func:`dpcd.kernels.krr_factor`: the default
     "auto" uses an incomplete Cholesky factor of the KRR kernel when it has at
-    most m/4 columns at neglected trace 1e-10 (residuals within 1e-10/c·||t||₂
-    of the exact ones, c = mλ/2), as it does for |Z| ≤ 3 at m = 2000.
+    most min(m/4, 768) columns at neglected trace 1e-10 (as it does for |Z| ≤ 3
+    at m = 2000), and otherwise conjugate gradients (λ ≥ 2/3) or the Cholesky
+    factor; every route gives residuals within 1e-10/c·||t||₂ of the exact
+    ones (c = mλ/2).
     """
 
     def __init__(self, data, *, rng: RngLike, n_permutations: int = 100, lam: float = 1.0,
-                 krr_method: Literal["auto", "exact", "lowrank"] = "auto"):
+                 krr_method: Literal["auto", "exact", "lowrank", "cg"] = "auto",
+                 residual_cache_bytes: int = RESIDUAL_CACHE_BYTES, factor_cache_bytes: int = FACTOR_CACHE_BYTES):
         self.data = np.asfortranarray(as_data_matrix(data, kind="numeric"))
         self.n_rows, self.n_vars = self.data.shape
         self.rng = as_rng(rng)
         self.n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
         self.lam = check_positive(lam, "lam")
-        if krr_method not in ("auto", "exact", "lowrank"):
-            raise ValueError(f"krr_method must be 'auto', 'exact' or 'lowrank', got {krr_method!r}")
+        if krr_method not in ("auto", "exact", "lowrank", "cg"):
+            raise ValueError(f"krr_method must be 'auto', 'exact', 'lowrank' or 'cg', got {krr_method!r}")
         self.krr_method = krr_method
         self._results: dict[tuple, RCITResult] = {}
-        self._residuals: dict[tuple[int, ...], np.ndarray] = {}
+        self._residuals = LRUCache(residual_cache_bytes)
+        self._factors = LRUCache(factor_cache_bytes)
+        self._workspace: np.ndarray | None = None  # m × m, filled with K by the conjugate-gradient KRR route
         self.n_computed = 0
 
     def residuals(self, S: tuple[int, ...]) -> np.ndarray:
         """Residual matrix (rows × variables) of every variable regressed on the columns S."""
         hit = self._residuals.get(S)
         if hit is None:
-            factor = krr_factor(self.data[:, list(S)], lam=self.lam, method=self.krr_method)
+            if self._workspace is None and self.krr_method in ("auto", "cg"):
+                self._workspace = np.empty((self.n_rows, self.n_rows))
+            factor = krr_factor(self.data[:, list(S)], lam=self.lam, method=self.krr_method,
+                                workspace=self._workspace)
             hit = np.asfortranarray(factor.residuals(self.data))
-            self._residuals[S] = hit
+            self._residuals.put(S, hit, size=hit.nbytes)
+        return hit
+
+    def factor(self, variable: int, S: tuple[int, ...]) -> HSICFactor:
+        """HSIC factor (:func:`dpcd.kernels.hsic_factor`, "auto") of ``variable``'s residual on S (the data if S = ())."""
+        key = (variable, S)
+        hit = self._factors.get(key)
+        if hit is None:
+            column = self.residuals(S)[:, variable] if S else self.data[:, variable]
+            hit = hsic_factor(column.copy())  # a copy: the factor must not keep the residual matrix alive
+            size = hit.points.nbytes + (hit.centred.nbytes if hit.lowrank else 0)
+            self._factors.put(key, hit, size=size)
         return hit
 
     def result(self, x: int, y: int, S: Sequence[int] = ()) -> RCITResult:
@@ -173,12 +255,8 @@ class RCITTester:
         if hit is not None:
             return hit
         a, b = key[0], key[1]
-        if S:
-            resid = self.residuals(S)
-            u, v = resid[:, a], resid[:, b]
-        else:
-            u, v = self.data[:, a], self.data[:, b]
-        test = hsic_permutation_test(u, v, n_permutations=self.n_permutations, rng=self.rng)
+        test = hsic_permutation_test_factors(self.factor(a, S), self.factor(b, S),
+                                             n_permutations=self.n_permutations, rng=self.rng)
         result = RCITResult(test.statistic, test.p_value, test.permuted, test.bandwidth_x, test.bandwidth_y,
                             self.n_rows, self.lam, bool(S))
         self._results[key] = result
@@ -248,6 +326,30 @@ def permutation_sensitivity(result: RCITResult, *, alpha: float = 0.05, one_side
 # The conditional Kendall's tau baseline on numeric data
 
 
+#: Largest sample for which :func:`dpcd.ci.discrete.kendall_tau` counts pairs from the n × n contingency
+#: table of two tie-free samples (above it, it sorts); :func:`_untied_tau_a` replaces that route.
+_TABLE_ROUTE_MAX_ROWS = 1000
+
+
+def _untied_tau_a(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Kendall's τ-a of two samples without ties and at most 1000 rows, or None otherwise.
+
+    :func:`dpcd.ci.discrete.kendall_tau` takes its contingency-table route on
+    such samples (an n × n table, O(n²) cumulative sums over it). Here the
+    discordant pairs D are counted exactly on the sorted order (O(n²) boolean
+    comparisons, no table), and τ-a = (C − D) / (n(n − 1)/2) with C − D =
+    n(n − 1)/2 − 2D: the same exact integer over the same denominator, hence
+    the same floating-point number as the table route.
+    """
+    n = len(a)
+    if n > _TABLE_ROUTE_MAX_ROWS or n < 2 or np.unique(a).size < n or np.unique(b).size < n:
+        return None
+    ordered = b[np.argsort(a)]
+    discordant = int(np.count_nonzero(np.triu(ordered[:, None] > ordered[None, :], 1)))
+    pairs = n * (n - 1) // 2
+    return float(pairs - 2 * discordant) / (float(n) * (n - 1) / 2)
+
+
 def kendall_ci_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
     """Conditional Kendall's τ-a test on numeric data, strata = distinct values of S.
 
@@ -265,7 +367,9 @@ def kendall_ci_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
     if not S:
         n = len(a)
         weight = float(kendall_weights(np.array([n]))[0])
-        tau = kendall_tau(a, b, variant="a")
+        tau = _untied_tau_a(a, b)
+        if tau is None:
+            tau = kendall_tau(a, b, variant="a")
         z = tau * math.sqrt(weight)
         return CIResult(z, float(normal_two_sided_p(z)), 1.0, tau)
     _, strata, counts = np.unique(data[:, list(S)], axis=0, return_inverse=True, return_counts=True)
@@ -281,3 +385,31 @@ def kendall_ci_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
     z = float((weights * np.nan_to_num(taus)).sum() / math.sqrt(weights.sum()))
     return CIResult(z, float(normal_two_sided_p(z)), float(len(counts)),
                     float((weights * taus).sum() / weights.sum()))
+
+
+class KendallTester(CITester):
+    """The memoised :func:`kendall_ci_test` on numeric data, knowing which columns have no tied values.
+
+    ``distinct[j]`` is True when column j has m distinct values. A
+    conditioning set holding such a column stratifies the data into m strata of
+    one row each, so :func:`kendall_ci_test` returns p = 0 with ``dof = m``
+    (no usable stratum) for every pair (x, y): :meth:`unstratified` says so
+    without computing the test, which lets the PC engine settle such tests in
+    bulk (:meth:`dpcd.discovery.pcd.PCDDecider.dependent_for_all`).
+
+    >>> import numpy as np
+    >>> data = np.column_stack([np.arange(6.0), [0, 0, 1, 1, 2, 2], np.sin(np.arange(6.0))])
+    >>> tester = KendallTester(data)
+    >>> tester.distinct.tolist(), tester.unstratified((0,)), tester.unstratified((1,))
+    ([True, False, True], True, False)
+    >>> tester(1, 2, (0,)).p_value
+    0.0
+    """
+
+    def __init__(self, data):
+        super().__init__(as_data_matrix(data, kind="numeric"), kendall_ci_test)
+        self.distinct = np.array([np.unique(column).size == self.n_rows for column in self.data.T], dtype=bool)
+
+    def unstratified(self, S: Sequence[int]) -> bool:
+        """True when S holds a column without ties: every test given S then has no usable stratum (p = 0)."""
+        return bool(self.distinct[list(S)].any()) if len(S) else False
