@@ -9,10 +9,15 @@ them declares independence, which removes the edge and stores S as the
 separating set of {x, y}. Edges are then oriented: unshielded colliders
 x → z ← y where z ∉ sepset(x, y), then Meek's rules R1–R3.
 
-Deciders plug in at three points, so no algorithm copies this loop:
+Deciders plug in at these points, so no algorithm copies this loop:
 
 * :meth:`Decider.decide` — per CI test: ``True`` means "independent, remove
   the edge" (non-private PC, Priv-PC, SVT-PC, PCD, CURATE);
+* :meth:`Decider.dependent_for_all` — per pair and order, before the tests:
+  ``True`` when every test of the pair at this order is certain to keep the
+  edge without side effects, so the engine counts them instead of asking
+  each (PCD's Kendall test on continuous conditioning sets, whose number
+  grows like 2^degree);
 * :meth:`Decider.decide_node` — per node and order: choose at once which
   neighbours of a node to remove and with which separating sets (EM-PC);
 * :meth:`Decider.start_order` — before each order; returning ``False`` stops
@@ -69,6 +74,17 @@ class Decider:
     def start_order(self, order: int, adjacency: np.ndarray) -> bool:
         """Called before each order with a read-only adjacency matrix; False stops the search."""
         return True
+
+    def dependent_for_all(self, x: int, y: int, candidates: np.ndarray, order: int) -> bool:
+        """Whether ``decide(x, y, S)`` is certainly False for every S ⊆ ``candidates`` with |S| = ``order``.
+
+        Return True only when each of those decisions would be "dependent" with
+        no effect but being counted (no noise drawn, no budget spent, no state
+        changed): the engine then counts the C(len(candidates), order) tests
+        without asking them one by one, and the decider must count them itself
+        if it keeps counts. The default, False, asks every test.
+        """
+        return False
 
     #: set to True in subclasses that implement ``decide_node`` instead of ``decide``
     per_node: bool = False
@@ -188,6 +204,9 @@ def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None) 
                 if not adjacency[x, y]:
                     continue  # removed earlier in this order, from y's side
                 others = frozen[x][frozen[x] != y]
+                if order and decider.dependent_for_all(x, int(y), others, order):
+                    n_tests += math.comb(len(others), order)  # every test keeps the edge: counted, not asked
+                    continue
                 for S in combinations(others.tolist(), order):
                     n_tests += 1
                     if decider.decide(x, int(y), S):

@@ -44,8 +44,7 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from ..ci import CITester
-from ..ci.rcit import RCITTester, kendall_ci_test, permutation_sensitivity
+from ..ci.rcit import KendallTester, RCITTester, permutation_sensitivity
 from ..privacy import PrivacyLedger
 from ..privacy.relation import REPLACE_ONE
 from ..privacy.sensitivity import two_sided_kendall_pvalue_sensitivity
@@ -105,7 +104,7 @@ def make_tester(data, ci_test: str, *, rng: RngLike, n_permutations: int = 100, 
     if ci_test == "rcit_c1":
         return RCITTester(data, rng=rng, n_permutations=n_permutations, lam=2.0 / np.shape(data)[0])
     if ci_test == "kendall":
-        return CITester(as_data_matrix(data, kind="numeric"), kendall_ci_test)
+        return KendallTester(data)
     raise ValueError(f"ci_test must be one of {CI_TESTS}, got {ci_test!r}")
 
 
@@ -135,6 +134,29 @@ class PCDDecider(Decider):
         n, k = self.tester.n_rows, int(result.dof or 1)
         sensitivity = two_sided_kendall_pvalue_sensitivity(n, k) if n - 1 > k else 0.0  # no usable stratum: no data used
         return result.p_value, sensitivity
+
+    def dependent_for_all(self, x: int, y: int, candidates: np.ndarray, order: int) -> bool:
+        """Settle every Kendall test of (x, y) given S ⊆ ``candidates``, |S| = ``order`` ≥ 1, in bulk when certain.
+
+        With the conditional Kendall's τ tester (:class:`dpcd.ci.rcit.KendallTester`)
+        on continuous data, a conditioning set holding a column without ties
+        has no usable stratum: p = 0 and Δ_P = 0, so Alg. 1 keeps the edge
+        without noise (p + Δ_P < α for α > 0; ``p > α`` is false at ε = ∞).
+        When fewer than ``order`` candidates have ties, every such S holds a
+        tie-free column: the C(len(candidates), order) decisions are all
+        "dependent", direct and draw no noise, so they are counted here
+        (``n_direct``) and the engine skips them — the same graph, counts and
+        random stream as asking each one. Subclasses that change
+        :meth:`p_and_sensitivity` must keep Δ_P = 0 for such tests or override
+        this method.
+        """
+        tester = self.tester
+        if order < 1 or self.alpha <= 0.0 or not isinstance(tester, KendallTester):
+            return False
+        if np.count_nonzero(~tester.distinct[np.asarray(candidates, dtype=np.intp)]) >= order:
+            return False
+        self.n_direct += math.comb(len(candidates), order)
+        return True
 
     def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
         if math.isinf(self.epsilon):
