@@ -288,10 +288,21 @@ def test_pivoted_cholesky_gives_up_only_on_factors_it_would_discard():
 
 
 def test_blocked_gram_is_the_gram_matrix():
+    # more rows than one block, a last block that is not full, and into a caller's buffer
     rng = np.random.default_rng(24)
     for d in (1, 3):
         z = rng.normal(size=(300, d))
-        np.testing.assert_allclose(kernels._gaussian_gram_blocked(z, 1.3), _reference_gram(z, 1.3), atol=1e-14)
+        out = np.full((300, 300), np.nan)
+        gram = kernels.gaussian_gram(z, bandwidth=1.3, out=out)
+        assert gram is out
+        np.testing.assert_allclose(gram, _reference_gram(z, 1.3), atol=1e-14)
+        y = rng.normal(size=(7, d))
+        reference = ((z[:, None, :] - y[None, :, :]) ** 2).sum(axis=2)
+        np.testing.assert_allclose(kernels.pairwise_sq_dists(z, y), reference, atol=1e-12)
+    with pytest.raises(ValueError, match="out must be"):
+        kernels.gaussian_gram(z, bandwidth=1.3, out=np.empty((300, 299)))
+    with pytest.raises(ValueError, match="workspace must be"):
+        kernels.krr_factor(z, method="cg", workspace=np.empty((300, 300), dtype=np.float32))
 
 
 @pytest.mark.parametrize("d", [3, 5])

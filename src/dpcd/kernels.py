@@ -122,22 +122,65 @@ def as_points(x, name: str = "x") -> np.ndarray:
     return array
 
 
-def pairwise_sq_dists(x, y=None) -> np.ndarray:
-    """Squared Euclidean distances between the rows of ``x`` (and ``y``), clipped at 0."""
+#: Rows per block of :func:`pairwise_sq_dists` and :func:`gaussian_gram`: a block of
+#: an m × m matrix stays in cache while it is scaled, clipped and exponentiated.
+GRAM_BLOCK_ROWS = 128
+
+
+def _check_out(out: np.ndarray | None, shape: tuple[int, int], name: str = "out") -> np.ndarray:
+    if out is None:
+        return np.empty(shape)
+    if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
+        raise ValueError(f"{name} must be a C-contiguous float64 array of shape {shape}")
+    return out
+
+
+def _sq_dists_into(x: np.ndarray, y: np.ndarray, out: np.ndarray | None, sigma: float | None) -> np.ndarray:
+    """Squared distances between the rows of ``x`` and ``y`` (clipped at 0), in row blocks, into ``out``.
+
+    With ``sigma`` each block is turned into Gaussian kernel values
+    ``exp(-d / (2 σ²))`` while it is in cache: one pass over the matrix.
+    """
+    dist = _check_out(out, (x.shape[0], y.shape[0]))
+    one_d = x.shape[1] == 1 and y.shape[1] == 1
+    if not one_d:
+        sq_x = np.einsum("ij,ij->i", x, x)
+        sq_y = sq_x if y is x else np.einsum("ij,ij->i", y, y)
+    for start in range(0, x.shape[0], GRAM_BLOCK_ROWS):
+        stop = start + GRAM_BLOCK_ROWS
+        rows = dist[start:stop]
+        if one_d:
+            np.subtract.outer(x[start:stop, 0], y[:, 0], out=rows)
+            np.square(rows, out=rows)
+        else:
+            np.matmul(x[start:stop], y.T, out=rows)
+            rows *= -2.0
+            rows += sq_x[start:stop, None]
+            rows += sq_y[None, :]
+            np.maximum(rows, 0.0, out=rows)
+        if sigma is not None:
+            _gaussian_of_sq_dists(rows, sigma)
+    return dist
+
+
+def _gaussian_of_sq_dists(dist: np.ndarray, sigma: float) -> np.ndarray:
+    """``exp(-dist / (2 σ²))`` in place."""
+    dist *= -0.5 / sigma**2
+    return np.exp(dist, out=dist)
+
+
+def pairwise_sq_dists(x, y=None, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Squared Euclidean distances between the rows of ``x`` (and ``y``), clipped at 0.
+
+    ``out``: a C-contiguous float64 array of the result's shape to fill
+    instead of new memory.
+
+    >>> pairwise_sq_dists([[0.0, 0.0], [3.0, 4.0]]).tolist()
+    [[0.0, 25.0], [25.0, 0.0]]
+    """
     x = as_points(x)
     y = x if y is None else as_points(y, "y")
-    if x.shape[1] == 1 and y.shape[1] == 1:
-        dist = np.subtract.outer(x[:, 0], y[:, 0])
-        np.square(dist, out=dist)
-        return dist
-    sq_x = np.einsum("ij,ij->i", x, x)
-    sq_y = sq_x if y is x else np.einsum("ij,ij->i", y, y)
-    dist = x @ y.T
-    dist *= -2.0
-    dist += sq_x[:, None]
-    dist += sq_y[None, :]
-    np.maximum(dist, 0.0, out=dist)
-    return dist
+    return _sq_dists_into(x, y, out, None)
 
 
 def _two_middle(values: np.ndarray, lo: int) -> tuple[float, float]:
@@ -255,14 +298,19 @@ def median_bandwidth(x) -> float:
     return _median_from_sq_dists(pairwise_sq_dists(x))
 
 
-def gaussian_gram(x, *, bandwidth: float | None = None) -> np.ndarray:
-    """Gaussian Gram matrix ``exp(-||x_i - x_j||² / (2 σ²))``; ``σ`` = median heuristic by default."""
+def gaussian_gram(x, *, bandwidth: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Gaussian Gram matrix ``exp(-||x_i - x_j||² / (2 σ²))``; ``σ`` = median heuristic by default.
+
+    Computed in row blocks of :data:`GRAM_BLOCK_ROWS` (each block is scaled and
+    exponentiated while in cache); ``out``: a C-contiguous float64 m × m array
+    to fill instead of new memory.
+
+    >>> gaussian_gram([0.0, 1.0], bandwidth=1.0).round(4).tolist()
+    [[1.0, 0.6065], [0.6065, 1.0]]
+    """
     x = as_points(x)
     sigma = median_bandwidth(x) if bandwidth is None else check_positive(bandwidth, "bandwidth")
-    gram = pairwise_sq_dists(x)
-    gram *= -0.5 / sigma**2
-    np.exp(gram, out=gram)
-    return gram
+    return _sq_dists_into(x, x, out, sigma)
 
 
 def center_gram(gram: np.ndarray) -> np.ndarray:
@@ -550,31 +598,6 @@ def hsic_permutation_test(x, y, *, n_permutations: int = 100, rng: RngLike,
     return hsic_permutation_test_factors(fx, fy, n_permutations=n_permutations, rng=rng)
 
 
-def _gaussian_gram_blocked(x: np.ndarray, sigma: float, block: int = 128,
-                           out: np.ndarray | None = None) -> np.ndarray:
-    """:func:`gaussian_gram` of (m, d) points computed in row blocks (each block stays in cache), into ``out``."""
-    m = x.shape[0]
-    gram = np.empty((m, m)) if out is None else out
-    if x.shape[1] == 1:
-        np.subtract.outer(x[:, 0], x[:, 0], out=gram)
-        np.square(gram, out=gram)
-        gram *= -0.5 / sigma**2
-        np.exp(gram, out=gram)
-        return gram
-    sq = np.einsum("ij,ij->i", x, x)
-    scale = -0.5 / sigma**2
-    for start in range(0, m, block):
-        rows = gram[start:start + block]
-        np.matmul(x[start:start + block], x.T, out=rows)
-        rows *= -2.0
-        rows += sq[start:start + block, None]
-        rows += sq[None, :]
-        np.maximum(rows, 0.0, out=rows)
-        rows *= scale
-        np.exp(rows, out=rows)
-    return gram
-
-
 def _cg_krr_residuals(gram: np.ndarray, c: float, targets: np.ndarray, tol: float,
                       preconditioner: tuple[np.ndarray, tuple] | None = None,
                       max_iter: int = KRR_CG_MAX_ITER) -> np.ndarray | None:
@@ -743,14 +766,11 @@ def krr_factor(z, *, lam: float = 1.0, bandwidth: float | None = None,
             return KRRFactor(cho=cho, c=c, lam=lam, bandwidth=sigma, m=m, method="lowrank", lowrank=F, tol=tol)
     if method == "cg" or (method == "auto" and 1.0 + m / c <= KRR_CG_MAX_CONDITION):
         # K itself, in row blocks; the coarse factor F preconditions the iteration
-        if workspace is not None and (workspace.shape != (m, m) or workspace.dtype != np.float64
-                                      or not workspace.flags.c_contiguous):
-            raise ValueError(f"workspace must be a C-contiguous float64 array of shape ({m}, {m})")
+        if workspace is not None:
+            _check_out(workspace, (m, m), "workspace")
         return KRRFactor(cho=cho, c=c, lam=lam, bandwidth=sigma, m=m, method="cg", lowrank=F, tol=tol,
-                         gram=_gaussian_gram_blocked(z, sigma, out=workspace))
-    system = pairwise_sq_dists(z) if dist is None else dist
-    system *= -0.5 / sigma**2
-    np.exp(system, out=system)
+                         gram=gaussian_gram(z, bandwidth=sigma, out=workspace))
+    system = gaussian_gram(z, bandwidth=sigma) if dist is None else _gaussian_of_sq_dists(dist, sigma)
     system[np.diag_indices(m)] += c
     # the transpose is Fortran-ordered, so LAPACK factors it in place (its lower triangle is the
     # upper triangle of ``system``, which is what the factorisation reads either way)

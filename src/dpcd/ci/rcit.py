@@ -393,15 +393,15 @@ class KendallTester(CITester):
     ``distinct[j]`` is True when column j has m distinct values. A
     conditioning set holding such a column stratifies the data into m strata of
     one row each, so :func:`kendall_ci_test` returns p = 0 with ``dof = m``
-    (no usable stratum) for every pair (x, y): :meth:`unstratified` says so
-    without computing the test, which lets the PC engine settle such tests in
-    bulk (:meth:`dpcd.discovery.pcd.PCDDecider.dependent_for_all`).
+    (no usable stratum) for every pair (x, y); ``distinct`` says so without
+    computing the test, which lets the PC engine settle such tests in bulk
+    (:meth:`dpcd.discovery.pcd.PCDDecider.dependent_for_all`).
 
     >>> import numpy as np
     >>> data = np.column_stack([np.arange(6.0), [0, 0, 1, 1, 2, 2], np.sin(np.arange(6.0))])
     >>> tester = KendallTester(data)
-    >>> tester.distinct.tolist(), tester.unstratified((0,)), tester.unstratified((1,))
-    ([True, False, True], True, False)
+    >>> tester.distinct.tolist()
+    [True, False, True]
     >>> tester(1, 2, (0,)).p_value
     0.0
     """
@@ -409,7 +409,3 @@ class KendallTester(CITester):
     def __init__(self, data):
         super().__init__(as_data_matrix(data, kind="numeric"), kendall_ci_test)
         self.distinct = np.array([np.unique(column).size == self.n_rows for column in self.data.T], dtype=bool)
-
-    def unstratified(self, S: Sequence[int]) -> bool:
-        """True when S holds a column without ties: every test given S then has no usable stratum (p = 0)."""
-        return bool(self.distinct[list(S)].any()) if len(S) else False

@@ -541,8 +541,8 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
     tester = CITester(np.asfortranarray(codes), "kendall", levels=levels)
     per_test = None
+    rows = codes.shape[0]  # n, or the public sub-sample size m
     if sensitivity is None:
-        rows = codes.shape[0]
         cache: dict[int, float] = {}
 
         def per_test(S: tuple[int, ...]) -> float:
@@ -557,8 +557,8 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         # One declared Δ serves every test, so it must cover the widest stratification the run can meet:
         # the `last` largest public level counts (the bound grows with the number of strata k).
         sensitivity = check_positive(sensitivity, "sensitivity")
-        widest = min(math.prod(sorted(int(v) for v in levels)[d - last:]), codes.shape[0])
-        proven = two_sided_kendall_pvalue_sensitivity(codes.shape[0], widest)
+        widest = min(math.prod(sorted(int(v) for v in levels)[d - last:]), rows)
+        proven = two_sided_kendall_pvalue_sensitivity(rows, widest)
         if sensitivity < proven:
             if not unproven_sensitivity:
                 raise ValueError(f"sensitivity={sensitivity:.3g} is below the proven bound {proven:.3g} of the "
