@@ -402,3 +402,34 @@ def test_archive_status_tells_current_results_from_earlier_code(tmp_path, monkey
     assert archive_status(archive) == {"statusmod.f": {"entries": 3, "current": 3, "rejected": 0}}
     (tmp_path / "statusmod.py").write_text("def f(a, rng):\n    return {'v': -a}\n")
     assert archive_status(archive) == {"statusmod.f": {"entries": 3, "current": 0, "rejected": 0}}
+
+
+def test_cache_refuses_source_edited_after_it_was_loaded(tmp_path, monkeypatch):
+    """Results computed by the loaded code must not be filed under the fingerprint of a file edited since."""
+    module_file = tmp_path / "editmod.py"
+    module_file.write_text(
+        "from pathlib import Path\n\n"
+        "def f(a, rng, edit=''):\n"
+        "    if edit and a == 2:\n"
+        "        path = Path(__file__)\n"
+        "        path.write_text(path.read_text() + edit)\n"
+        "    return {'v': a}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import editmod
+
+    cache = tmp_path / "cache"
+    grid = {"a": [1, 2, 3]}
+    assert run_grid(editmod.f, grid, cache_dir=cache, n_jobs=1, progress=False)["v"].tolist() == [1, 2, 3]
+    # saved again without a change: same content, so still accepted
+    stamp = module_file.stat().st_mtime_ns + 10**9
+    os.utime(module_file, ns=(stamp, stamp))
+    run_grid(editmod.f, {"a": [4]}, cache_dir=cache, n_jobs=1, progress=False)
+    # edited while the grid runs (by cell a=2): a=1 is cached, a=2 is refused, the run stops
+    with pytest.raises(RuntimeError, match="changed while the grid ran"):
+        run_grid(functools.partial(editmod.f, edit="# edited\n"), grid, cache_dir=tmp_path / "c2", n_jobs=1,
+                 progress=False)
+    assert len(list((tmp_path / "c2").rglob("*.pkl"))) == 1
+    # and any later grid of this process refuses before it starts
+    with pytest.raises(RuntimeError, match="changed after this Python process loaded it"):
+        run_grid(editmod.f, grid, cache_dir=cache, n_jobs=1, progress=False)
+    assert run_grid(editmod.f, grid, progress=False)["v"].tolist() == [1, 2, 3]  # without a cache nothing is filed

@@ -30,7 +30,11 @@ Caching
     files). Files are written by the worker as soon as the cell finishes,
     through a temporary file and ``os.replace``, so an interrupted run resumes
     where it stopped. With a Dask cluster on several machines, ``cache_dir``
-    must be on a shared file system.
+    must be on a shared file system. A fingerprint reads the source files as
+    they are, the process runs the code it loaded: ``run_grid`` refuses to
+    cache when a fingerprinted file changed after the process loaded it, and a
+    worker refuses to write an entry when one changed while the grid ran
+    (restart the process — in Jupyter, the kernel — after editing the code).
 
     Each entry records the seconds (wall clock and CPU of the worker) its
     computation took, and every ``run_grid`` call with a ``cache_dir`` appends
@@ -282,6 +286,23 @@ def code_modules(function: Callable[..., Any]) -> list[str]:
     return sorted(seen)
 
 
+def _module_paths(function: Callable[..., Any]) -> list[tuple[str, str]]:
+    """``(module, source path)`` of each of :func:`code_modules` of ``function`` that has a source file."""
+    pairs = []
+    for name in code_modules(function):
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if path and os.path.exists(path):
+            pairs.append((name, path))
+    return pairs
+
+
+def _digest(pairs: Iterable[tuple[str, str]]) -> str:
+    digest = hashlib.sha256()
+    for name, path in pairs:
+        digest.update(name.encode("utf-8") + b"\0" + Path(path).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def code_fingerprint(function: Callable[..., Any]) -> str:
     """SHA-256 of the source of :func:`code_modules` of ``function``: what its results can depend on here.
 
@@ -292,12 +313,79 @@ def code_fingerprint(function: Callable[..., Any]) -> str:
     >>> len(code_fingerprint(expand_grid))
     64
     """
-    digest = hashlib.sha256()
-    for name in code_modules(function):
-        path = getattr(sys.modules.get(name), "__file__", None)
-        if path and os.path.exists(path):
-            digest.update(name.encode("utf-8") + b"\0" + Path(path).read_bytes() + b"\0")
-    return digest.hexdigest()
+    return _digest(_module_paths(function))
+
+
+_LOADED_NS = time.time_ns()
+_LOADED_BEFORE = frozenset(name for name in list(sys.modules) if name.split(".", 1)[0] in ("dpcd", "dpcd_papers"))
+_FIRST_SEEN: dict[str, tuple[int, int, str]] = {}
+"""Per source file: (mtime, size, SHA-256) when this process first fingerprinted it. A process-wide record, like
+``sys.modules`` itself: the code a process runs is the code it loaded, which a later look at the file cannot show."""
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    status = os.stat(path)
+    return status.st_mtime_ns, status.st_size
+
+
+def _remember(name: str, path: str) -> tuple[int, int, str]:
+    """The first-seen record of ``path`` (made now if there is none); refuses a file saved after its module loaded."""
+    seen = _FIRST_SEEN.get(path)
+    if seen is None:
+        mtime, size = _stamp(path)
+        if name in _LOADED_BEFORE and mtime > _LOADED_NS:
+            raise RuntimeError(_EDITED.format(name=name, path=path))
+        seen = _FIRST_SEEN.setdefault(path, (mtime, size, hashlib.sha256(Path(path).read_bytes()).hexdigest()))
+    return seen
+
+
+def _sources_as_loaded(function: Callable[..., Any]) -> tuple[str, tuple[tuple[str, str, int, int], ...]]:
+    """The code fingerprint of ``function`` and the stamps of its files, refusing source edited since it was loaded.
+
+    A fingerprint reads the files as they are now, but the process runs the
+    code it loaded. The first call records every loaded module of ``dpcd``
+    and ``dpcd_papers`` (and each later call the modules loaded since); a
+    file that differs from its record, or was saved after
+    ``dpcd_papers.experiments`` was imported while its module was already
+    loaded, would cache results under the key of code that did not compute
+    them, so :func:`run_grid` refuses (restart the process — in Jupyter, the
+    kernel). Returns ``(fingerprint, ((module, path, mtime_ns, size), ...))``;
+    the workers compare the stamps again before every cache write
+    (:func:`_check_sources`).
+    """
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if name.split(".", 1)[0] in _OWN_PACKAGES and path and path not in _FIRST_SEEN and os.path.exists(path):
+            _remember(name, path)
+    pairs = _module_paths(function)
+    stamps = []
+    for name, path in pairs:
+        seen = _remember(name, path)
+        mtime, size = _stamp(path)
+        if (mtime, size) != seen[:2] and hashlib.sha256(Path(path).read_bytes()).hexdigest() != seen[2]:
+            raise RuntimeError(_EDITED.format(name=name, path=path))
+        stamps.append((name, path, mtime, size))
+    return _digest(pairs), tuple(stamps)
+
+
+_EDITED = ("the source of {name} ({path}) changed after this Python process loaded it: the cache would file results "
+           "of the loaded code under the fingerprint of the new file; restart the process (in Jupyter, the kernel)")
+
+
+def _check_sources(stamps: Sequence[tuple[str, str, int, int]], code: str | None) -> None:
+    """Raise when a source file changed since :func:`_sources_as_loaded` (its content, not only its time)."""
+    if not stamps or code is None:
+        return
+    try:
+        if all(_stamp(path) == (mtime, size) for _, path, mtime, size in stamps):
+            return
+        if _digest((name, path) for name, path, _, _ in stamps) == code:
+            return  # saved again unchanged
+    except OSError:
+        return  # another machine's file system (a Dask worker): the paths are not ours to check
+    changed = [name for name, path, mtime, size in stamps if os.path.exists(path) and _stamp(path) != (mtime, size)]
+    raise RuntimeError(f"the source of {', '.join(changed) or 'a fingerprinted module'} changed while the grid "
+                       "ran: this result is not cached (nor any later one); restart the process and run again")
 
 
 def expand_grid(grid: Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -386,7 +474,9 @@ def _run_task(
         raise
     seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
     if cache_file is not None:
-        payload = {**(entry or {}), "function": name, "params": params, "repetition": repetition,
+        entry = dict(entry or {})
+        _check_sources(entry.pop("sources", ()), entry.get("code"))
+        payload = {**entry, "function": name, "params": params, "repetition": repetition,
                    "seconds": seconds, "cpu_seconds": cpu_seconds, "rows": rows}
         _atomic_pickle(Path(cache_file), payload)
     return index, rows, seconds, cpu_seconds
@@ -483,7 +573,7 @@ def run_grid(
 
     name = _function_name(function)
     identity = _function_identity(function) if cache_root is not None else None
-    code = code_fingerprint(function) if cache_root is not None else None
+    code, sources = _sources_as_loaded(function) if cache_root is not None else (None, ())
     tasks: list[tuple[int, dict[str, Any], int, int, str | None]] = []
     for c, params in enumerate(cells):
         for r in range(repetitions):
@@ -506,7 +596,7 @@ def run_grid(
                 results[index] = cached["rows"]
                 log[index].update(seconds=cached.get("seconds"), cpu_seconds=cached.get("cpu_seconds"), cached=True)
                 continue
-            entries[index] = {**entry, "key": key}
+            entries[index] = {**entry, "key": key, "sources": sources}
             cache_file = os.fspath(path)
         pending.append((index, params, r, run_seed, cache_file))
 
