@@ -321,11 +321,21 @@ def test_cg_krr_within_its_bound_of_the_cholesky_solution(d):
     assert auto.method == "cg" and auto.lowrank is not None  # preconditioned by the coarse factor
     for factor in (auto, kernels.krr_factor(z, method="cg")):
         error = np.linalg.norm(factor.residuals(targets) - reference, axis=0)
-        assert np.all(error <= 1e-10 / factor.c * np.linalg.norm(targets, axis=0) + 1e-12)
+        assert np.all(error <= 1e-10 / factor.c * np.linalg.norm(targets, axis=0))
         np.testing.assert_allclose(factor.residuals(targets[:, 0]), factor.residuals(targets)[:, 0], atol=1e-12)
     loose = kernels.krr_factor(z, method="cg", tol=1e-2 * exact.c)
     error = np.linalg.norm(loose.residuals(targets) - reference, axis=0)
     assert np.all(error <= 1e-2 * np.linalg.norm(targets, axis=0)) and error.max() > 1e-9
+
+
+def test_cg_krr_accepts_convergence_on_its_last_iteration():
+    # t an eigenvector of K: one CG step is exact, so max_iter = 1 must return the answer, not give up
+    gram, c = np.diag([3.0, 1.0, 0.5]), 2.0
+    t = np.array([1.0, 0.0, 0.0])
+    out = kernels._cg_krr_residuals(gram, c, t, 1e-12, max_iter=1)
+    assert out is not None
+    np.testing.assert_allclose(out, c * t / (3.0 + c), rtol=1e-14)
+    assert kernels._cg_krr_residuals(gram, c, np.array([1.0, 1.0, 0.0]), 1e-12, max_iter=1) is None
 
 
 def test_cg_krr_without_preconditioner_and_its_cholesky_fallback():
@@ -336,7 +346,7 @@ def test_cg_krr_without_preconditioner_and_its_cholesky_fallback():
     exact = kernels.krr_factor(z, method="exact").residuals(t)
     factor = kernels.krr_factor(z, method="cg")
     plain = kernels._cg_krr_residuals(factor.gram, factor.c, t, 1e-10)
-    assert np.linalg.norm(plain - exact) <= 1e-10 / factor.c * np.linalg.norm(t) + 1e-12
+    assert np.linalg.norm(plain - exact) <= 1e-10 / factor.c * np.linalg.norm(t)
     assert kernels._cg_krr_residuals(factor.gram, factor.c, t, 1e-10, max_iter=1) is None
     assert kernels._cg_krr_residuals(factor.gram, factor.c, np.zeros(m), 1e-10) is not None  # a zero target
     stubborn = kernels.KRRFactor(cho=None, c=factor.c, lam=1.0, bandwidth=factor.bandwidth, m=m, method="cg",
