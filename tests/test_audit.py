@@ -411,14 +411,26 @@ def test_claims_are_stated_from_the_theorem_not_from_a_ledger():
 
 
 def test_pre_fix_behaviours_are_flagged():
-    """EM-PC's arg-max separating set and PrivPC*'s data standardisation: each must be refuted."""
+    """EM-PC's arg-max separating set, PrivPC*'s data standardisation, PCD's ties read from the data: each refuted."""
     cases = audit.broken_algorithm_cases(epsilon=1.0, rng=0, size="smoke")
-    assert [c.expect_violation for c in cases] == [True, True]
-    em, star = cases
+    assert [c.expect_violation for c in cases] == [True, True, True]
+    em, star, pcd_ties = cases
     result = audit.run_case(em, n_runs=300, n_select=80, rng=2)
     assert result.violation and result.epsilon_lower > 2 * em.epsilon, result.to_row()
     result = audit.run_case(star, n_runs=300, n_select=80, rng=2)
     assert result.violation, result.to_row()
+    result = audit.run_case(pcd_ties, n_runs=600, rng=2)
+    assert result.violation and result.epsilon_lower > 2 * pcd_ties.epsilon, result.to_row()
+
+
+def test_pcd_decision_without_a_usable_stratum_is_not_flagged():
+    """The same pair as the broken variant: with nothing read about ties, both sides are noisy at Delta_P = 1."""
+    case = audit.pcd_decision_case(epsilon=1.0, rng=0, size="smoke")
+    assert not case.expect_violation and case.pair.relation == "replace"
+    D, D_prime = np.asarray(case.pair.data), np.asarray(case.pair.neighbour)
+    assert np.unique(D[:, 2]).size == len(D) and np.unique(D_prime[:, 2]).size == len(D) - 1
+    result = audit.run_case(case, n_runs=3000, rng=2)
+    assert not result.violation and result.epsilon_lower < 0.5 * case.epsilon, result.to_row()
 
 
 def test_fixed_privpc_star_is_not_moved_by_the_far_outlier():

@@ -10,7 +10,7 @@ import pytest
 
 from dpcd.ci.rcit import RCITTester
 from dpcd.discovery.pc import PValueDecider, run_pc
-from dpcd.discovery.pcd import pcd, pcd_decision
+from dpcd.discovery.pcd import PCDDecider, make_tester, pcd, pcd_decision
 from dpcd.validation import as_rng
 from dpcd_papers import pcd as pcd_cells
 from dpcd_papers.pcd import ci_error_cell, discovery_cell, sample_ci_case
@@ -89,8 +89,59 @@ def test_cells_return_rows_for_every_epsilon():
     assert all(0 <= r["f1"] <= 1 for r in rows)
 
 
+def _no_stratum_neighbours(n=200, seed=5):
+    """D: Z has no ties (no stratum of Z holds two rows); D′: record 1 replaced so that Z has one tie."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    D = np.column_stack([x, x + 0.5 * rng.normal(size=n), rng.normal(size=n)])
+    D_prime = D.copy()
+    D_prime[1] = [D[0, 0] + 1.0, D[0, 1] + 1.0, D[0, 2]]  # one replaced record: a stratum {0, 1}, concordant
+    assert np.unique(D[:, 2]).size == n and np.unique(D_prime[:, 2]).size == n - 1
+    return D, D_prime
+
+
+def _independent_rate(data, *, epsilon, draws, continuous=False):
+    decider = PCDDecider(make_tester(data, "kendall", rng=0), epsilon=epsilon, alpha=0.05, rng=11,
+                         continuous=continuous)
+    rate = np.mean([decider.decide(0, 1, (2,)) for _ in range(draws)])
+    return rate, decider
+
+
+def test_kendall_test_without_a_usable_stratum_is_decided_with_noise_on_both_neighbours():
+    # The claim, from the paper's Thm. 5 and not from this code: one noisy comparison of Alg. 1 is epsilon-DP when
+    # Delta_P bounds how far one replaced record moves p. A p-value moves by at most 1, so on the neighbours D and
+    # D' the probability of "independent" may differ by a factor e^epsilon at most. Whether Z has ties is exactly
+    # what the replaced record changes; deciding "no usable stratum, Delta_P = 0" from the data gives 0 on D and 1
+    # on D' (p = 0.32 > alpha without noise): an unbounded ratio.
+    D, D_prime = _no_stratum_neighbours()
+    epsilon, draws = 1.0, 20_000  # sd of a rate <= 0.0036
+    on_d, decider_d = _independent_rate(D, epsilon=epsilon, draws=draws)
+    on_d_prime, decider_d_prime = _independent_rate(D_prime, epsilon=epsilon, draws=draws)
+    assert decider_d.n_noisy == decider_d_prime.n_noisy == draws
+    slack = 0.02
+    for a, b in ((on_d, on_d_prime), (on_d_prime, on_d), (1 - on_d, 1 - on_d_prime), (1 - on_d_prime, 1 - on_d)):
+        assert a <= math.exp(epsilon) * b + slack
+
+
+def test_kendall_test_given_a_declared_continuous_column_reads_no_data():
+    D, D_prime = _no_stratum_neighbours()
+    for data in (D, D_prime):
+        rate, decider = _independent_rate(data, epsilon=1.0, draws=50, continuous=[False, False, True])
+        assert rate == 0.0 and decider.n_noisy == 0 and decider.tester.n_computed == 0
+        assert decider.p_and_sensitivity(0, 1, (2,)) == (0.0, 0.0)
+        rate, decider = _independent_rate(data, epsilon=math.inf, draws=1, continuous=True)
+        assert rate == 0.0 and decider.tester.n_computed == 0
+    result = pcd(D, epsilon_per_test=1.0, ci_test="kendall", rng=0, continuous=[False, False, True],
+                 node_names=["x", "y", "z"])
+    assert result.info["continuous"] == ["z"] and "which columns are continuous" in result.ledger.public
+    assert "which columns are continuous" not in pcd(D, epsilon_per_test=1.0, ci_test="kendall", rng=0).ledger.public
+
+
 def test_bad_arguments():
     data = _data(30)
+    for bad in ([True, False], [1, 0, 1, 0], "yes"):
+        with pytest.raises(ValueError, match="continuous"):
+            pcd(data, epsilon_per_test=1.0, rng=0, ci_test="kendall", continuous=bad)
     with pytest.raises(ValueError, match="epsilon"):
         pcd(data, epsilon_per_test=0.0, rng=0)
     with pytest.raises(TypeError, match="epsilon"):

@@ -58,14 +58,16 @@ def _check_variant(variant: str) -> str:
 
 
 def p_and_sensitivity(tester, x: int, y: int, S: tuple[int, ...], *, alpha: float,
-                      variant: str = "published") -> tuple[float, float]:
+                      variant: str = "published", continuous: bool | Sequence[bool] = True) -> tuple[float, float]:
     """The p-value of one test and the Δ_P with which Alg. 1 decides it, in ``variant`` (:data:`VARIANTS`).
 
     ``tester`` is a :func:`dpcd.discovery.pcd.make_tester` tester (RCIT or
     Kendall). "published" is :meth:`dpcd.discovery.pcd.PCDDecider.p_and_sensitivity`;
     "as_run" divides Δ_R by m (the score on the scale m·HSIC with Δ_R kept) for
-    RCIT and uses 2Φ(6/√n) − 1 for Kendall (a test without a usable stratum
-    keeps Δ_P = 0, as published).
+    RCIT and uses 2Φ(6/√n) − 1 for Kendall. ``continuous`` is the public
+    declaration of the continuous columns (every column of the papers' data
+    here): a Kendall test given a declared column is (0, 0) — "dependent",
+    decided without the data, the paper's rule — in both variants.
 
     >>> data = sample_ci_case(100, 0)
     >>> tester = make_tester(data, "rcit", rng=1, n_permutations=20)
@@ -80,7 +82,7 @@ def p_and_sensitivity(tester, x: int, y: int, S: tuple[int, ...], *, alpha: floa
         if variant == "as_run":
             delta_r = delta_r / result.m
         return result.p_value, permutation_sensitivity(result, alpha=alpha, score_sensitivity=delta_r)
-    decider = PCDDecider(tester, epsilon=math.inf, alpha=alpha, rng=0)
+    decider = PCDDecider(tester, epsilon=math.inf, alpha=alpha, rng=0, continuous=continuous)
     p_value, sensitivity = decider.p_and_sensitivity(x, y, S)
     if variant == "as_run" and sensitivity > 0:
         sensitivity = min(1.0, 2.0 * reference_pvalue_sensitivity(tester.n_rows))
@@ -91,7 +93,8 @@ class AsRunPCDDecider(PCDDecider):
     """Alg. 1 with the "as_run" Δ_P of :func:`p_and_sensitivity` — a diagnostic, **not DP**."""
 
     def p_and_sensitivity(self, x: int, y: int, S: tuple[int, ...]) -> tuple[float, float]:
-        return p_and_sensitivity(self.tester, x, y, S, alpha=self.alpha, variant="as_run")
+        return p_and_sensitivity(self.tester, x, y, S, alpha=self.alpha, variant="as_run",
+                                 continuous=self.continuous)
 
 
 # Experiment cells of the notebook (Figs. 1–3)
@@ -130,7 +133,9 @@ def ci_error_cell(*, n: int, case: str, ci_test: str, rng: RngLike, epsilons: Se
     "independence" (type I: Z₁ ⫫ Z₂; type II: X ⫫ Y). The test is computed
     once per data set and decided by :func:`pcd_decision` for every ε and
     every ``variant`` (:data:`VARIANTS`; the decisions of each variant draw
-    their own noise).
+    their own noise). Every column is declared continuous (public: the data
+    are drawn from continuous distributions), so Kendall's CI tests are
+    "dependent" by the paper's rule.
     """
     if case not in CI_CASES:
         raise ValueError(f"case must be one of {sorted(CI_CASES)}, got {case!r}")
@@ -167,7 +172,10 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
                    variants: Sequence[str] = ("published",)) -> list[dict]:
     """PCD on one data set for every ε and variant, sharing the memoised tests: skeleton precision/recall/F1.
 
-    ``data`` is a DataFrame whose columns are the nodes of ``truth``. With
+    ``data`` is a DataFrame whose columns are the nodes of ``truth``, every
+    one declared continuous (public: the nonlinear SEM's noise and Sachs'
+    flow-cytometry intensities are continuous quantities), so the Kendall
+    baseline follows the paper's rule for continuous conditioning sets. With
     ``pair_metrics`` the CPDAG edge-pair precision/recall/F1 are added
     (``pair_*``; skip for a cyclic consensus graph such as Sachs').
     ``variants``: :data:`VARIANTS` (the non-private ε = ∞ run is the same in
@@ -184,7 +192,7 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
     for variant in variants:
         kind = PCDDecider if variant == "published" else AsRunPCDDecider
         for epsilon in epsilons:
-            decider = kind(tester, epsilon=float(epsilon), alpha=alpha, rng=noise_rng)
+            decider = kind(tester, epsilon=float(epsilon), alpha=alpha, rng=noise_rng, continuous=True)
             result = run_pc(names, decider, max_order=max_order)
             row = {"variant": variant, "epsilon": float(epsilon), "n_noisy": decider.n_noisy,
                    "n_tests": result.n_tests,

@@ -31,7 +31,8 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
     """Every audit case of ``group`` (broken variants included), built with ``rng``.
 
     ``algorithm`` covers the registry algorithms whose module is available, the
-    ANM scores and the broken algorithm variants.
+    ANM scores, PCD's Kendall decision without a usable stratum and the broken
+    algorithm variants.
     """
     if group == "mechanism":
         seed = int(as_rng(rng).integers(2**31))
@@ -42,6 +43,7 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
         cases = [audit.algorithm_case(name, epsilon=epsilon, rng=generator, size=size)
                  for name, ok in audit.available_algorithms().items() if ok]
         cases += [audit.anm_case(score, epsilon=epsilon, rng=generator, size=size) for score in audit.ANM_SCORES.values()]
+        cases.append(audit.pcd_decision_case(epsilon=epsilon, rng=generator, size=size))
         return cases + audit.broken_algorithm_cases(epsilon=epsilon, rng=generator, size=size)
     if group == "discover":
         seed = int(as_rng(rng).integers(2**31))

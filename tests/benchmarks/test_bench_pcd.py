@@ -125,7 +125,7 @@ def test_kendall_pcd_child_bulk_decisions(report):
 
     def run(kind):
         tester = make_tester(data, "kendall", rng=0)
-        return [run_pc(names, kind(tester, epsilon=epsilon, alpha=0.05, rng=3), max_order=2).n_tests
+        return [run_pc(names, kind(tester, epsilon=epsilon, alpha=0.05, rng=3, continuous=True), max_order=2).n_tests
                 for epsilon in (0.1, 1.0, math.inf)]
 
     new, t_new = _cpu_seconds(lambda: run(PCDDecider))

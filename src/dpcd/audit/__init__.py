@@ -17,9 +17,11 @@ the parameters passed, never read back from the audited code's ledger.
 from .algorithms import (
                      CASES,
                      AlgorithmRun,
+                     PCDKendallDecision,
                      algorithm_case,
                      available_algorithms,
                      broken_algorithm_cases,
+                     pcd_decision_case,
 )
 from .anm import ANM_SCORES, anm_case, anm_test_pair
 from .black_box import DiscoverRun, broken_discover_cases, discover_cases
@@ -48,9 +50,10 @@ from .stats import clopper_pearson, epsilon_lower_bound
 
 __all__ = [
     "ANM_SCORES", "AlgorithmRun", "AuditCase", "AuditResult", "CASES", "DiscoverRun", "Event", "NeighbouringPair",
+    "PCDKendallDecision",
     "algorithm_case", "anm_case", "anm_test_pair", "at_least", "audit", "available_algorithms",
     "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson", "count_events",
     "discover_cases", "edge_present", "epsilon_lower_bound", "equals", "graph_equals", "graph_key",
-    "mechanism_cases", "observed_outputs", "run_case", "runs_for_budget", "sample_outputs", "sieve_case",
+    "mechanism_cases", "observed_outputs", "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case",
     "threshold_events",
 ]

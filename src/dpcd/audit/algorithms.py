@@ -21,6 +21,8 @@ PrivPC*            covariance: a record   ``epsilon_total`` (replace), Thm. 2 (c
                    at a corner of the box
 NOLEAKS, CURATE-SB covariance corner       ε_total, δ = m/n + I·δ (replace), basic composition
 PCD                noiseless-branch pair  ε per noisy comparison × 2 (the paper's accounting; no DP proof)
+PCD, one Kendall   Z without ties vs one  ε per noisy comparison: Δ_P = 1 when no stratum holds two rows
+decision x ⫫ y | Z tie (replace)          (:func:`pcd_decision_case`; Z's kind is public, never detected)
 =================  =====================  ==================================================================
 
 The compositions are computed with ``dp_accounting`` directly (not with
@@ -29,7 +31,8 @@ audited). Every case takes the claimed total ε: per-round algorithms get the
 largest per-round parameter whose worst-case composition is that claim
 (:func:`per_round_for`). :func:`broken_algorithm_cases` gives the pre-fix behaviours, which
 must be flagged: EM-PC storing the arg-max separating set of un-noised scores,
-and PrivPC* standardising with the data's own means and standard deviations.
+PrivPC* standardising with the data's own means and standard deviations, and
+PCD's Kendall decision treating the columns without ties in the data as continuous.
 
 Examples
 --------
@@ -50,7 +53,7 @@ import pandas as pd
 
 from ..registry import ALGORITHMS
 from ..validation import RngLike, as_rng, check_epsilon
-from .events import graph_events, graph_key, observed_outputs
+from .events import equals, graph_events, graph_key, observed_outputs
 from .neighbours import (
     NeighbouringPair,
     borderline_ci_pair,
@@ -60,8 +63,8 @@ from .neighbours import (
 )
 from .runner import AuditCase
 
-__all__ = ["AlgorithmRun", "CASES", "available_algorithms", "algorithm_case", "broken_algorithm_cases",
-           "composed_epsilon", "worst_case_test_count", "SIZES"]
+__all__ = ["AlgorithmRun", "CASES", "PCDKendallDecision", "available_algorithms", "algorithm_case",
+           "broken_algorithm_cases", "pcd_decision_case", "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
 
@@ -391,6 +394,62 @@ def _pcd(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
                  f"accounting, epsilon per noisy comparison (replace)", expect_violation=True)
 
 
+@dataclass(frozen=True)
+class PCDKendallDecision:
+    """One decision of PCD's Alg. 1 with the conditional Kendall's τ: is X₀ ⫫ X₁ | X₂? (True = independent).
+
+    Nothing is declared continuous (the public declaration of
+    :class:`~dpcd.discovery.pcd.PCDDecider`), so the test is computed. With
+    ``detect_continuous=True`` it is the BROKEN pre-fix behaviour: the columns
+    without ties **in the data** are treated as continuous, so a test given
+    one is "dependent" without noise — a data-dependent, uncharged choice.
+    """
+
+    epsilon: float
+    alpha: float = 0.05
+    detect_continuous: bool = False
+
+    def __call__(self, data: Any, rng: Any) -> bool:
+        from ..discovery.pcd import PCDDecider, make_tester
+
+        array = np.asarray(data, dtype=np.float64)
+        continuous = ([bool(np.unique(column).size == array.shape[0]) for column in array.T]
+                      if self.detect_continuous else False)
+        decider = PCDDecider(make_tester(array, "kendall", rng=0), epsilon=self.epsilon, alpha=self.alpha, rng=rng,
+                             continuous=continuous)
+        return bool(decider.decide(0, 1, (2,)))
+
+
+def _no_stratum_pair(rng: np.random.Generator, n: int) -> NeighbouringPair:
+    """D: X₁ ≈ X₀, X₂ without ties (no stratum of X₂ holds two rows); D′: one record replaced so that X₂ has one tie."""
+    x = rng.normal(size=n)
+    data = np.column_stack([x, x + 0.5 * rng.normal(size=n), rng.normal(size=n)])
+    record = np.array([data[0, 0] + 1.0, data[0, 1] + 1.0, data[0, 2]])  # stratum {0, 1} of X₂, concordant
+    return replace_record(data, 1, record, description="record 1 replaced: X2 gets its only tie (a stratum of "
+                          "two rows, concordant in X0 and X1)")
+
+
+def pcd_decision_case(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick",
+                      detect_continuous: bool = False) -> AuditCase:
+    """PCD's Kendall decision X₀ ⫫ X₁ | X₂ on neighbours that differ in whether X₂ has ties.
+
+    Claim (the paper's Thm. 5, restated): one noisy comparison of Alg. 1 is
+    ε-DP when Δ_P bounds how far a replaced record moves p; a p-value moves by
+    at most 1, so at Δ_P = 1 the decision holds ε on this pair. On D no
+    stratum holds two rows (p = 0), on D′ one does (p ≈ 0.32). The BROKEN
+    variant (``detect_continuous``) decides D without noise ("dependent") and
+    D′ with noise: no finite ε covers it.
+    """
+    epsilon = check_epsilon(epsilon)
+    pair = _no_stratum_pair(as_rng(rng), _size(size, 100, 200, 400))
+    mechanism = PCDKendallDecision(epsilon, detect_continuous=detect_continuous)
+    name = ("BROKEN PCD decision, columns without ties treated as continuous" if detect_continuous
+            else "PCD decision without a usable stratum")
+    return AuditCase(name, mechanism, pair, (equals(True, name="independent"), equals(False, name="dependent")),
+                     epsilon, 0.0, False, note=f"epsilon per noisy comparison (replace), Kendall test given X2; "
+                     f"{pair.description}", expect_violation=detect_continuous)
+
+
 CASES: dict[str, Callable[..., AuditCase]] = {
     "em_pc": _em_pc,
     "lapmech": _lapmech,
@@ -425,4 +484,5 @@ def algorithm_case(name: str, *, epsilon: float, rng: RngLike, size: str = "quic
 def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick") -> list[AuditCase]:
     """The pre-fix behaviours, each of which the audit must flag (``expect_violation=True``)."""
     generator = as_rng(rng)
-    return [_em_pc(epsilon, generator, size, sepset="argmax"), _privpc_star_observed(epsilon, generator, size)]
+    return [_em_pc(epsilon, generator, size, sepset="argmax"), _privpc_star_observed(epsilon, generator, size),
+            pcd_decision_case(epsilon=epsilon, rng=generator, size=size, detect_continuous=True)]

@@ -178,6 +178,13 @@ RESIDUAL_CACHE_BYTES = 1 << 30
 FACTOR_CACHE_BYTES = 1 << 28
 
 
+def _read_only_copy(array: np.ndarray, order: Literal["C", "F"] = "C") -> np.ndarray:
+    """A private, read-only copy of ``array``: a tester's memoised results stay true to the data it was given."""
+    copy = np.array(array, order=order, copy=True)
+    copy.setflags(write=False)
+    return copy
+
+
 class RCITTester:
     """RCIT bound to one dataset: ``tester(x, y, S) -> CIResult``, memoised per (x, y, S).
 
@@ -205,7 +212,7 @@ class RCITTester:
     def __init__(self, data, *, rng: RngLike, n_permutations: int = 100, lam: float = 1.0,
                  krr_method: Literal["auto", "exact", "lowrank", "cg"] = "auto",
                  residual_cache_bytes: int = RESIDUAL_CACHE_BYTES, factor_cache_bytes: int = FACTOR_CACHE_BYTES):
-        self.data = np.asfortranarray(as_data_matrix(data, kind="numeric"))
+        self.data = _read_only_copy(as_data_matrix(data, kind="numeric"), order="F")
         self.n_rows, self.n_vars = self.data.shape
         self.rng = as_rng(rng)
         self.n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
@@ -388,24 +395,19 @@ def kendall_ci_test(data, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
 
 
 class KendallTester(CITester):
-    """The memoised :func:`kendall_ci_test` on numeric data, knowing which columns have no tied values.
+    """The memoised :func:`kendall_ci_test` on a read-only copy of numeric data.
 
-    ``distinct[j]`` is True when column j has m distinct values. A
-    conditioning set holding such a column stratifies the data into m strata of
-    one row each, so :func:`kendall_ci_test` returns p = 0 with ``dof = m``
-    (no usable stratum) for every pair (x, y); ``distinct`` says so without
-    computing the test, which lets the PC engine settle such tests in bulk
-    (:meth:`dpcd.discovery.pcd.PCDDecider.dependent_for_all`).
+    The copy keeps memoised results true to the data they came from, whatever
+    the caller does with its array afterwards.
 
     >>> import numpy as np
     >>> data = np.column_stack([np.arange(6.0), [0, 0, 1, 1, 2, 2], np.sin(np.arange(6.0))])
     >>> tester = KendallTester(data)
-    >>> tester.distinct.tolist()
-    [True, False, True]
-    >>> tester(1, 2, (0,)).p_value
+    >>> tester(1, 2, (0,)).p_value  # column 0 has no ties: no stratum holds two rows
     0.0
+    >>> tester.data.flags.writeable
+    False
     """
 
     def __init__(self, data):
-        super().__init__(as_data_matrix(data, kind="numeric"), kendall_ci_test)
-        self.distinct = np.array([np.unique(column).size == self.n_rows for column in self.data.T], dtype=bool)
+        super().__init__(_read_only_copy(as_data_matrix(data, kind="numeric")), kendall_ci_test)

@@ -12,17 +12,31 @@ conditional Kendall's τ p-value for the baseline) and its sensitivity Δ_P, the
 
 Δ_P for RCIT is the one-sided bound after Cor. 1 (B − p if p ≤ α, p − A if
 p > α; :func:`dpcd.ci.rcit.permutation_sensitivity`); for Kendall's τ it is the
-p-value sensitivity of :func:`dpcd.privacy.sensitivity.two_sided_kendall_pvalue_sensitivity`.
+p-value sensitivity of :func:`dpcd.privacy.sensitivity.two_sided_kendall_pvalue_sensitivity`
+(capped at 1, also when no stratum of S holds two rows).
 Orientation is PC's (colliders, then Meek's rules). ``epsilon=inf`` decides
 ``p > α`` directly: exactly the non-private PC engine with the same test.
+
+Continuous conditioning sets (Kendall baseline)
+-----------------------------------------------
+The conditional Kendall's τ stratifies the rows by the values of S; on a
+continuous column every stratum holds one row and the test has nothing to
+use. The paper "directly treats all cases as being not conditional
+independent". Which columns are continuous is **public**, declared by the user
+(``continuous``), never read from the values: a test whose S holds a declared
+column is answered "dependent" without reading the data, and a test on
+undeclared columns is computed and, when no stratum holds two rows, decided
+with noise at Δ_P = 1. (Deciding from the data whether a column has ties —
+"no usable stratum, so Δ_P = 0" — would let one record switch a test between
+a noiseless "dependent" and a noiseless "independent": an unbounded loss.)
 
 Privacy, stated plainly
 -----------------------
 Neighbouring relation: replace one record (m public). The paper's Thm. 5 claims
 ε-DP per noisy comparison by the sparse vector technique, but **Δ_P is a local
-sensitivity** — A, B, p and Δ_R are computed from the private data — and the
-choice whether to add noise at all (|p − α| > Δ_P) is itself a data-dependent,
-noiseless branch. Calibrating noise to a local sensitivity does not by itself
+sensitivity** — A, B, p and Δ_R (RCIT) and the number of strata of S (Kendall)
+are computed from the private data — and the choice whether to add noise at
+all (|p − α| > Δ_P) is itself a data-dependent, noiseless branch. Calibrating noise to a local sensitivity does not by itself
 give ε-differential privacy (Nissim, Raskhodnikova & Smith 2007). The ledger
 records the paper's accounting (ε per noisy comparison, basic composition over
 the noisy comparisons), labelled as such; it is not a proven guarantee.
@@ -50,7 +64,6 @@ from ..privacy.relation import REPLACE_ONE
 from ..privacy.sensitivity import two_sided_kendall_pvalue_sensitivity
 from ..validation import (
     RngLike,
-    as_data_matrix,
     as_rng,
     check_epsilon,
     check_probability,
@@ -62,6 +75,7 @@ __all__ = [
     "PCDDecider",
     "RELATION",
     "DIFFERENTIALLY_PRIVATE",
+    "declared_continuous",
     "make_tester",
     "pcd",
     "pcd_decision",
@@ -76,9 +90,12 @@ def pcd_decision(p_value: float, sensitivity: float, *, alpha: float, epsilon: f
                  rng: np.random.Generator) -> tuple[bool, bool]:
     """One decision of Alg. 1: ``(independent, noise_used)``.
 
-    ``sensitivity`` is Δ_P. ``epsilon=inf`` returns ``(p > α, False)``.
+    ``sensitivity`` is Δ_P. ``epsilon=inf`` or Δ_P = 0 returns ``(p > α, False)``.
+
+    >>> pcd_decision(0.0, 0.0, alpha=0.05, epsilon=1.0, rng=np.random.default_rng(0))
+    (False, False)
     """
-    if math.isinf(epsilon):
+    if math.isinf(epsilon) or sensitivity == 0.0:
         return p_value > alpha, False
     if p_value > alpha:
         if p_value - sensitivity > alpha:
@@ -108,6 +125,23 @@ def make_tester(data, ci_test: str, *, rng: RngLike, n_permutations: int = 100, 
     raise ValueError(f"ci_test must be one of {CI_TESTS}, got {ci_test!r}")
 
 
+def declared_continuous(continuous: bool | Sequence[bool], n_vars: int) -> np.ndarray:
+    """The public declaration ``continuous`` as one flag per column (True/False: every column or none).
+
+    >>> declared_continuous(True, 3).tolist()
+    [True, True, True]
+    >>> declared_continuous([False, True], 2).tolist()
+    [False, True]
+    """
+    if isinstance(continuous, (bool, np.bool_)):
+        return np.full(n_vars, bool(continuous))
+    flags = np.asarray(continuous)
+    if flags.shape != (n_vars,) or flags.dtype != bool:
+        raise ValueError(f"continuous must be True, False or {n_vars} booleans (one per column, public), "
+                         f"got {continuous!r}")
+    return flags.copy()
+
+
 class PCDDecider(Decider):
     """The per-test decision of Alg. 1 on a memoised tester (RCIT or Kendall's τ).
 
@@ -115,45 +149,50 @@ class PCDDecider(Decider):
     (``n_direct``); :meth:`ledger` records ε per noisy comparison. The tester
     may be shared between runs with different ε on the same data (its tests
     do not depend on ε); the Laplace draws come from this decider's ``rng``.
+    ``continuous`` (public; Kendall only) declares the continuous columns: a
+    test whose S holds one is "dependent" without reading the data (see the
+    module docstring).
     """
 
-    def __init__(self, tester, *, epsilon: float, alpha: float, rng: RngLike):
+    def __init__(self, tester, *, epsilon: float, alpha: float, rng: RngLike,
+                 continuous: bool | Sequence[bool] = False):
         self.tester = tester
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.alpha = check_probability(alpha, "alpha")
         self.rng = as_rng(rng)
         self.kind = "rcit" if isinstance(tester, RCITTester) else "kendall"
+        self.continuous = declared_continuous(continuous, tester.n_vars)
         self.n_noisy = 0
         self.n_direct = 0
 
+    def declared_dependent(self, S: tuple[int, ...]) -> bool:
+        """True when the Kendall test given ``S`` is "dependent" by the public declaration (S holds a continuous column)."""
+        return self.kind == "kendall" and bool(self.continuous[list(S)].any())
+
     def p_and_sensitivity(self, x: int, y: int, S: tuple[int, ...]) -> tuple[float, float]:
+        """p and Δ_P of one test; ``(0.0, 0.0)`` (dependent, no noise, no data read) when :meth:`declared_dependent`."""
         if self.kind == "rcit":
             result = self.tester.result(x, y, S)
             return result.p_value, permutation_sensitivity(result, alpha=self.alpha)
+        if self.declared_dependent(S):
+            return 0.0, 0.0
         result = self.tester(x, y, S)
-        n, k = self.tester.n_rows, int(result.dof or 1)
-        sensitivity = two_sided_kendall_pvalue_sensitivity(n, k) if n - 1 > k else 0.0  # no usable stratum: no data used
-        return result.p_value, sensitivity
+        return result.p_value, two_sided_kendall_pvalue_sensitivity(self.tester.n_rows, int(result.dof or 1))
 
     def dependent_for_all(self, x: int, y: int, candidates: np.ndarray, order: int) -> bool:
         """Settle every Kendall test of (x, y) given S ⊆ ``candidates``, |S| = ``order`` ≥ 1, in bulk when certain.
 
-        With the conditional Kendall's τ tester (:class:`dpcd.ci.rcit.KendallTester`)
-        on continuous data, a conditioning set holding a column without ties
-        has no usable stratum: p = 0 and Δ_P = 0, so Alg. 1 keeps the edge
-        without noise (p + Δ_P < α for α > 0; ``p > α`` is false at ε = ∞).
-        When fewer than ``order`` candidates have ties, every such S holds a
-        tie-free column: the C(len(candidates), order) decisions are all
-        "dependent", direct and draw no noise, so they are counted here
-        (``n_direct``) and the engine skips them — the same graph, counts and
-        random stream as asking each one. Subclasses that change
-        :meth:`p_and_sensitivity` must keep Δ_P = 0 for such tests or override
-        this method.
+        When fewer than ``order`` candidates are undeclared (not in the public
+        ``continuous``), every such S holds a declared continuous column: the
+        C(len(candidates), order) decisions are all "dependent", direct and
+        draw no noise, so they are counted here (``n_direct``) and the engine
+        skips them — the same graph, counts and random stream as asking each
+        one. Nothing here reads the data. Subclasses that change
+        :meth:`p_and_sensitivity` must keep ``(0.0, 0.0)`` for declared tests or override this method.
         """
-        tester = self.tester
-        if order < 1 or self.alpha <= 0.0 or not isinstance(tester, KendallTester):
+        if order < 1 or self.kind != "kendall":
             return False
-        if np.count_nonzero(~tester.distinct[np.asarray(candidates, dtype=np.intp)]) >= order:
+        if np.count_nonzero(~self.continuous[np.asarray(candidates, dtype=np.intp)]) >= order:
             return False
         self.n_direct += math.comb(len(candidates), order)
         return True
@@ -161,7 +200,7 @@ class PCDDecider(Decider):
     def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
         if math.isinf(self.epsilon):
             self.n_direct += 1
-            return self.tester(x, y, S).p_value > self.alpha
+            return not self.declared_dependent(S) and self.tester(x, y, S).p_value > self.alpha
         p_value, sensitivity = self.p_and_sensitivity(x, y, S)
         independent, noisy = pcd_decision(p_value, sensitivity, alpha=self.alpha, epsilon=self.epsilon,
                                           rng=self.rng)
@@ -172,7 +211,10 @@ class PCDDecider(Decider):
         return independent
 
     def ledger(self) -> PrivacyLedger:
-        ledger = PrivacyLedger(neighbouring="replace", public=("m (number of records)", "variable names"))
+        public = ("m (number of records)", "variable names")
+        if self.kind == "kendall" and self.continuous.any():
+            public += ("which columns are continuous",)
+        ledger = PrivacyLedger(neighbouring="replace", public=public)
         if self.n_noisy and not math.isinf(self.epsilon):
             ledger.charge("PCD noisy comparison p + Lap(4 Delta_P/eps) >= alpha + Lap(2 Delta_P/eps)",
                           epsilon=self.epsilon, count=self.n_noisy, kind="pure", note=LEDGER_NOTE)
@@ -187,7 +229,7 @@ DIFFERENTIALLY_PRIVATE = False
 
 def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal["rcit", "kendall"] = "rcit",
         rng: RngLike, n_permutations: int = 100, lam: float = 1.0, max_order: int | None = None,
-        node_names: Sequence[str] | None = None) -> PCResult:
+        node_names: Sequence[str] | None = None, continuous: bool | Sequence[bool] = False) -> PCResult:
     """PCD (Zhang et al. 2023, Alg. 1) on numeric ``data``: a CPDAG and its ledger.
 
     Parameters
@@ -198,8 +240,13 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
     ci_test : "rcit" (KRR + HSIC, k = ``n_permutations``, λ = ``lam``) or
         "kendall" (conditional Kendall's τ baseline).
     rng : Generator or seed (permutations and Laplace noise).
+    continuous : public declaration of the continuous columns (True: all,
+        False: none, or one flag per column), used by "kendall" only: a test
+        conditioning on a declared column is "dependent" without reading the
+        data (the paper's rule). Undeclared columns are always tested; whether
+        a column has ties is never read from the data.
 
-    Privacy: replace-one-record neighbours, m public; ε is charged once per
+    Privacy: replace-one-record neighbours, m and ``continuous`` public; ε is charged once per
     noisy comparison and the ledger's basic-composition total is the paper's
     accounting. Δ_P is a **local** sensitivity, so this is *not* a proven
     ε-DP guarantee (see the module docstring).
@@ -208,8 +255,10 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
     --------
     >>> from dpcd.datasets import random_dag, sample_nonlinear
     >>> data = sample_nonlinear(random_dag(3, 0.7, 0), 300, 1).data
-    >>> result = pcd(data, epsilon_per_test=1.0, ci_test="kendall", rng=2)
+    >>> result = pcd(data, epsilon_per_test=1.0, ci_test="kendall", rng=2, continuous=True)
     >>> result.info["privacy"].startswith("local-sensitivity")
+    True
+    >>> "which columns are continuous" in result.ledger.public
     True
     """
     epsilon = check_epsilon(epsilon_per_test, "epsilon_per_test", allow_inf=True)
@@ -220,10 +269,11 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
     rng = as_rng(rng)
     test_rng, noise_rng = rng.spawn(2)
     tester = make_tester(data, ci_test, rng=test_rng, n_permutations=n_permutations, lam=lam)
-    decider = PCDDecider(tester, epsilon=epsilon, alpha=alpha, rng=noise_rng)
+    decider = PCDDecider(tester, epsilon=epsilon, alpha=alpha, rng=noise_rng, continuous=continuous)
     result = run_pc(names, decider, max_order=max_order)
     info = {"ci_test": ci_test, "alpha": alpha, "epsilon_per_test": epsilon, "n_noisy": decider.n_noisy,
             "n_direct": decider.n_direct, "n_computed": tester.n_computed,
+            "continuous": [name for name, flag in zip(names, decider.continuous) if flag],
             "privacy": "local-sensitivity calibration (paper's accounting, not a proven guarantee)"}
     return _with(result, ledger=decider.ledger(), info=info)
 
