@@ -80,7 +80,7 @@ def test_permutation_scores_are_hsic_of_permuted_data():
     x = rng.normal(size=40)
     y = np.sin(2 * x) + 0.5 * rng.normal(size=40)
     result = kernels.hsic_permutation_test(x, y, n_permutations=7, rng=11, method="exact")
-    perms = np.argsort(np.random.default_rng(11).random((7, 40)), axis=1)
+    perms = kernels.random_permutations(7, 40, rng=np.random.default_rng(11))
     L = kernels.gaussian_gram(y, bandwidth=result.bandwidth_y)
     for perm, score in zip(perms, result.permuted):
         K = kernels.gaussian_gram(x[perm], bandwidth=result.bandwidth_x)
@@ -246,7 +246,7 @@ def test_lowrank_scores_gather_the_narrower_factor(swap):
     x, y = (wide, narrow) if swap else (narrow, wide)
     fx, fy = kernels.hsic_factor(x), kernels.hsic_factor(y, name="y")
     assert (fx.centred.shape[1] > fy.centred.shape[1]) == swap
-    perms = np.argsort(rng.random((15, m)), axis=1)
+    perms = kernels.random_permutations(15, m, rng=rng)
     scores = kernels._lowrank_scores(fx.centred, fy.centred, perms)
     direct = np.array([np.sum((fx.centred[p].T @ fy.centred) ** 2) for p in perms])
     np.testing.assert_allclose(scores, direct, rtol=1e-12)
@@ -365,3 +365,54 @@ def test_krr_workspace_holds_the_gram_matrix():
     assert np.array_equal(factor.residuals(t), kernels.krr_factor(z, method="cg").residuals(t))
     with pytest.raises(ValueError, match="workspace"):
         kernels.krr_factor(z, method="cg", workspace=np.empty((300, 299)))
+
+
+def _former_stacked_scores(Fc, Gc, perms, chunk_bytes=1 << 24):
+    """``_stacked_scores`` before the contiguous index buffer: each chunk gathered through ``block.T``."""
+    m, r = Fc.shape
+    s = Gc.shape[1]
+    Gt = np.ascontiguousarray(Gc.T)
+    chunk = max(1, min(perms.shape[0], chunk_bytes // max(m * r * 8, 1)))
+    stacked = np.empty((m, chunk, r))
+    cross = np.empty((s, chunk * r))
+    scores = np.empty(perms.shape[0])
+    for start in range(0, perms.shape[0], chunk):
+        block = perms[start:start + chunk]
+        c = len(block)
+        gathered = stacked[:, :c]
+        np.take(Fc, block.T, axis=0, out=gathered)
+        product = cross[:, :c * r]
+        np.matmul(Gt, gathered.reshape(m, c * r), out=product)
+        product = product.reshape(s, c, r)
+        scores[start:start + c] = np.einsum("skr,skr->k", product, product)
+    return scores
+
+
+@pytest.mark.parametrize(("m", "r", "s", "k", "chunk_bytes"),
+                         [(300, 3, 7, 20, 1 << 24), (500, 16, 9, 37, 500 * 16 * 8 * 5), (200, 40, 40, 11, 1)])
+def test_stacked_scores_equal_the_former_gather_bit_for_bit(m, r, s, k, chunk_bytes):
+    # full chunks, a short last chunk (37 = 7 * 5 + 2) and one permutation per chunk
+    rng = np.random.default_rng(m + r)
+    Fc, Gc = rng.normal(size=(m, r)), rng.normal(size=(m, s))
+    perms = kernels.random_permutations(k, m, rng=rng)
+    assert np.array_equal(kernels._stacked_scores(Fc, Gc, perms, chunk_bytes),
+                          _former_stacked_scores(Fc, Gc, perms, chunk_bytes))
+
+
+def test_random_permutations_are_independent_uniform_permutations():
+    perms = kernels.random_permutations(60_000, 4, rng=2)
+    assert perms.dtype == np.intp and perms.shape == (60_000, 4) and perms.flags["C_CONTIGUOUS"]
+    assert np.array_equal(np.sort(perms, axis=1), np.broadcast_to(np.arange(4), perms.shape))
+    # all 24 permutations of 4 items equally likely: chi-square at the 1e-6 level
+    codes = perms @ np.array([64, 16, 4, 1])
+    counts = np.unique(codes, return_counts=True)[1]
+    assert len(counts) == 24
+    assert stats.chisquare(counts).pvalue > 1e-6
+    # consecutive rows independent: the pair (first item of row i, of row i + 1) is uniform on 4 x 4
+    pairs = np.bincount(4 * perms[:-1, 0] + perms[1:, 0], minlength=16)
+    assert stats.chisquare(pairs).pvalue > 1e-6
+    assert np.array_equal(perms, kernels.random_permutations(60_000, 4, rng=2))
+    assert kernels.random_permutations(0, 5, rng=0).shape == (0, 5)
+    assert kernels.random_permutations(3, 0, rng=0).shape == (3, 0)
+    with pytest.raises(ValueError, match="k"):
+        kernels.random_permutations(-1, 5, rng=0)
