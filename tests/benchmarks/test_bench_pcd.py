@@ -37,6 +37,7 @@ from dpcd.ci.rcit import _untied_tau_a
 from dpcd.datasets import bnlearn_dag, sample_nonlinear
 from dpcd.discovery.pc import run_pc
 from dpcd.discovery.pcd import PCDDecider, make_tester
+from test_kernels import _former_stacked_scores  # tests/ is on sys.path through its conftest.py
 
 
 def _cpu_seconds(fn, repeat: int = 3):
@@ -116,27 +117,6 @@ def test_hsic_scores_m8000_wide_x_factor(report):
            old_cpu_s=t_old, new_cpu_s=t_new, ratio=t_old / t_new,
            max_rel_diff=float(np.max(np.abs(new - old) / old)))
     np.testing.assert_allclose(new, old, rtol=1e-12)
-
-
-def _former_stacked_scores(Fc: np.ndarray, Gc: np.ndarray, perms: np.ndarray, chunk_bytes: int = 1 << 24) -> np.ndarray:
-    """``kernels._stacked_scores`` as it was: each chunk gathered through the strided ``block.T``."""
-    m, r = Fc.shape
-    s = Gc.shape[1]
-    Gt = np.ascontiguousarray(Gc.T)
-    chunk = max(1, min(perms.shape[0], chunk_bytes // max(m * r * 8, 1)))
-    stacked = np.empty((m, chunk, r))
-    cross = np.empty((s, chunk * r))
-    scores = np.empty(perms.shape[0])
-    for start in range(0, perms.shape[0], chunk):
-        block = perms[start:start + chunk]
-        c = len(block)
-        gathered = stacked[:, :c]
-        np.take(Fc, block.T, axis=0, out=gathered)
-        product = cross[:, :c * r]
-        np.matmul(Gt, gathered.reshape(m, c * r), out=product)
-        product = product.reshape(s, c, r)
-        scores[start:start + c] = np.einsum("skr,skr->k", product, product)
-    return scores
 
 
 @pytest.mark.benchmark
