@@ -399,6 +399,28 @@ def test_stacked_scores_equal_the_former_gather_bit_for_bit(m, r, s, k, chunk_by
                           _former_stacked_scores(Fc, Gc, perms, chunk_bytes))
 
 
+@pytest.mark.parametrize(("m", "r", "s"), [(2000, 15, 33), (1000, 40, 8)])
+def test_stacked_scores_at_the_new_chunk_size_within_rounding_of_the_former(m, r, s):
+    # the default chunk changed from 16 MB to 2 MB: only the order of the sums in the product moves.
+    # Each entry P_ab of Fc[psi]^T Gc is a sum of m products; two orders differ by at most
+    # 2 gamma_m C_ab, C_ab = ||F_a|| ||G_b|| >= sum_i |F_ia G_ib| (Cauchy-Schwarz), gamma_m = m u / (1 - m u);
+    # the score sum_ab P_ab^2 then by at most sum_ab 2 gamma C_ab (2 |P_ab| + 2 gamma C_ab), and its own
+    # r*s-term sum of squares by 2 r s u * score on each side.
+    rng = np.random.default_rng(m + r)
+    Fc, Gc = rng.normal(size=(m, r)), rng.normal(size=(m, s))
+    Fc[:, 0] *= 50.0  # unequal column scales, as in a pivoted Cholesky factor
+    perms = kernels.random_permutations(30, m, rng=rng)
+    former = _former_stacked_scores(Fc, Gc, perms, chunk_bytes=1 << 24)
+    new = kernels._stacked_scores(Fc, Gc, perms)
+    assert (1 << 24) // (m * r * 8) != (1 << 21) // (m * r * 8)  # the chunks really differ
+    u = np.finfo(float).eps / 2
+    gamma = m * u / (1 - m * u)
+    C = np.outer(np.linalg.norm(Fc, axis=0), np.linalg.norm(Gc, axis=0))
+    bound = 4 * gamma * np.sum(C * (C + gamma * C)) + 4 * r * s * u * np.maximum(former, new)
+    assert np.all(np.abs(new - former) <= bound)
+    assert np.max(np.abs(new - former) / former) < 1e-13  # what it is in practice
+
+
 def test_random_permutations_are_independent_uniform_permutations():
     perms = kernels.random_permutations(60_000, 4, rng=2)
     assert perms.dtype == np.intp and perms.shape == (60_000, 4) and perms.flags["C_CONTIGUOUS"]

@@ -419,18 +419,21 @@ def _exact_scores(Kc: np.ndarray, Lc: np.ndarray, perms: np.ndarray) -> np.ndarr
     return scores
 
 
-def _stacked_scores(Fc: np.ndarray, Gc: np.ndarray, perms: np.ndarray, chunk_bytes: int = 1 << 24) -> np.ndarray:
+def _stacked_scores(Fc: np.ndarray, Gc: np.ndarray, perms: np.ndarray, chunk_bytes: int = 1 << 21) -> np.ndarray:
     """``||Fc[ψ]ᵀ Gc||²_F`` for every row ψ of ``perms``: one (s × m) @ (m × c·r) product per chunk of c.
 
     The c permuted factors are gathered side by side, as the columns of one
     m × c·r matrix, into a buffer of at most ``chunk_bytes`` reused for every
-    chunk (a fresh array per chunk above 32 MB would be new memory from the
-    system, page-faulted on every test). The chunk's permutations are first
-    copied, transposed, into a contiguous m × c index buffer: gathering rows
-    through a strided index array costs up to twice as much at small r
-    (``tests/benchmarks/test_bench_pcd.py``). The buffers are flat, so a short
-    last chunk is contiguous as well and the product's operands have the same
-    layout in every chunk.
+    chunk. 2 MB keeps the buffer the product reads in the core's cache; the
+    former 16 MB spilled it, and with two workers their buffers filled a
+    32 MB shared cache: 1.3–2.3× slower at m = 1000–8000 and ranks 15–60
+    (``tests/benchmarks/test_bench_pcd.py``). A chunk holds at least one
+    permutation whatever its size. The chunk's permutations are first copied,
+    transposed, into a contiguous m × c index buffer: gathering rows through
+    a strided index array costs up to twice as much at small r. The buffers
+    are flat, so a short last chunk is contiguous as well. Scores depend on
+    the chunk size only through the order of the floating-point sums inside
+    the product.
     """
     m, r = Fc.shape
     s = Gc.shape[1]
