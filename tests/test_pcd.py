@@ -60,6 +60,18 @@ def test_decision_rule_branches():
     assert pcd_decision(0.05, 0.0, alpha=0.05, epsilon=math.inf, rng=rng) == (False, False)
 
 
+def test_zero_sensitivity_at_alpha_is_alg1s_charged_comparison():
+    """Alg. 1 (lines 13-17): p <= alpha with p + Delta_P >= alpha is the noisy comparison p + Lap >= alpha + Lap,
+    charged epsilon; with Delta_P = 0 and p = alpha (RCIT's p-values are multiples of 1/k, so 5/100 == alpha
+    happens) that is p >= alpha: the edge is removed, the comparison counted as noisy, and no noise is drawn."""
+    rng = np.random.default_rng(3)
+    state = rng.bit_generator.state
+    assert pcd_decision(0.05, 0.0, alpha=0.05, epsilon=1.0, rng=rng) == (True, True)
+    assert rng.bit_generator.state == state
+    assert pcd_decision(0.05 - 1e-12, 0.0, alpha=0.05, epsilon=1.0, rng=rng) == (False, False)
+    assert pcd_decision(0.05 + 1e-12, 0.0, alpha=0.05, epsilon=1.0, rng=rng) == (True, False)
+
+
 def test_noisy_comparison_probability():
     # P(p + Lap(4s) >= alpha + Lap(2s)) with p = alpha: 1/2 by symmetry; 10000 draws, sd 0.005
     rng = np.random.default_rng(1)
@@ -134,7 +146,19 @@ def test_kendall_test_given_a_declared_continuous_column_reads_no_data():
     result = pcd(D, epsilon_per_test=1.0, ci_test="kendall", rng=0, continuous=[False, False, True],
                  node_names=["x", "y", "z"])
     assert result.info["continuous"] == ["z"] and "which columns are continuous" in result.ledger.public
-    assert "which columns are continuous" not in pcd(D, epsilon_per_test=1.0, ci_test="kendall", rng=0).ledger.public
+    none = pcd(D, epsilon_per_test=1.0, ci_test="kendall", rng=0, continuous=False)
+    assert none.info["continuous"] == [] and "which columns are continuous" in none.ledger.public
+    assert "which columns are continuous" not in pcd(D, epsilon_per_test=1.0, rng=0, n_permutations=20).ledger.public
+
+
+def test_kendall_needs_the_public_declaration_of_continuous_columns():
+    # no default: forgetting it on tie-free data would turn every conditional test into a coin flip
+    data = _data(60)
+    with pytest.raises(ValueError, match="continuous= .*never read from the data"):
+        pcd(data, epsilon_per_test=1.0, rng=0, ci_test="kendall")
+    with pytest.raises(ValueError, match="continuous="):
+        PCDDecider(make_tester(data, "kendall", rng=0), epsilon=1.0, alpha=0.05, rng=0)
+    assert PCDDecider(make_tester(data, "rcit", rng=0), epsilon=1.0, alpha=0.05, rng=0).continuous.sum() == 0
 
 
 def test_bad_arguments():

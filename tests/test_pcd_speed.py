@@ -87,7 +87,7 @@ def test_bulk_path_only_where_it_is_certain():
     assert decider.dependent_for_all(1, 2, others, 1) is False  # S = (3,) is not declared: must be asked
     assert decider.dependent_for_all(1, 2, others, 2) and decider.n_direct == 3  # every pair holds 0 or 5
     assert tester.n_computed == 0  # nothing read from the data
-    undeclared = PCDDecider(tester, epsilon=1.0, alpha=0.05, rng=0)  # tie-free columns, but nothing declared
+    undeclared = PCDDecider(tester, epsilon=1.0, alpha=0.05, rng=0, continuous=False)  # tie-free, none declared
     assert not undeclared.dependent_for_all(1, 2, others, 2)
     rcit_decider = PCDDecider(make_tester(data, "rcit", rng=0), epsilon=1.0, alpha=0.05, rng=0, continuous=True)
     assert not rcit_decider.dependent_for_all(1, 2, others, 2)

@@ -173,7 +173,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = _registry(
                   "epsilon_total", paper="Xu, Yuan & Wu 2017, Thm. 2 (corrected)"),
     AlgorithmSpec("pcd", "PCD", "dpcd.discovery.pcd", "pcd", "numeric", "per_test", "epsilon_per_test",
                   differentially_private=False, paper="Zhang et al. 2023 (local sensitivity: no DP guarantee)",
-                  extra={"ci_test": "kendall"}),
+                  extra={"ci_test": "kendall", "continuous": True}),
     AlgorithmSpec("noleaks", "NOLEAKS", "dpcd.discovery.noleaks", "noleaks", "numeric", "total", "epsilon_total",
                   delta_arg="delta", alpha_arg=None, takes_max_order=False, paper="Ma et al. 2022"),
     AlgorithmSpec("curate_sb", "CURATE-SB", "dpcd.discovery.curate_sb", "curate_sb", "numeric", "total",

@@ -386,7 +386,7 @@ def _pcd(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
                 break
     pair = crossing_pair(make, statistic, target=alpha + sensitivity, candidates=candidates, relation="replace",
                          low=0.0, high=1.0)
-    run = AlgorithmRun("dpcd.discovery.pcd", "pcd", (("alpha", alpha), ("ci_test", "kendall"),
+    run = AlgorithmRun("dpcd.discovery.pcd", "pcd", (("alpha", alpha), ("ci_test", "kendall"), ("continuous", True),
                                                      ("epsilon_per_test", epsilon / 2)))
     return _case("PCD", run, pair, (epsilon, 0.0),
                  f"Kendall test, Δ_P = {sensitivity:.3g}: p(D) = {pair.meta['statistic_D']:.4g} ≥ α + Δ_P "

@@ -90,12 +90,20 @@ def pcd_decision(p_value: float, sensitivity: float, *, alpha: float, epsilon: f
                  rng: np.random.Generator) -> tuple[bool, bool]:
     """One decision of Alg. 1: ``(independent, noise_used)``.
 
-    ``sensitivity`` is Δ_P. ``epsilon=inf`` or Δ_P = 0 returns ``(p > α, False)``.
+    ``sensitivity`` is Δ_P. As in Alg. 1 (lines 4–17): p > α with p − Δ_P > α
+    is "independent" and p ≤ α with p + Δ_P < α "dependent", both without
+    noise or charge; every other case is the noisy comparison
+    ``p + Lap(4Δ_P/ε) ≥ α + Lap(2Δ_P/ε)``, charged ε — with Δ_P = 0 that is
+    ``p ≥ α`` (so p = α is "independent"), still charged, and draws no noise.
+    ``epsilon=inf`` returns ``(p > α, False)``: the non-private PC rule.
 
-    >>> pcd_decision(0.0, 0.0, alpha=0.05, epsilon=1.0, rng=np.random.default_rng(0))
+    >>> rng = np.random.default_rng(0)
+    >>> pcd_decision(0.0, 0.0, alpha=0.05, epsilon=1.0, rng=rng)
     (False, False)
+    >>> pcd_decision(0.05, 0.0, alpha=0.05, epsilon=1.0, rng=rng)
+    (True, True)
     """
-    if math.isinf(epsilon) or sensitivity == 0.0:
+    if math.isinf(epsilon):
         return p_value > alpha, False
     if p_value > alpha:
         if p_value - sensitivity > alpha:
@@ -125,6 +133,11 @@ def make_tester(data, ci_test: str, *, rng: RngLike, n_permutations: int = 100, 
     raise ValueError(f"ci_test must be one of {CI_TESTS}, got {ci_test!r}")
 
 
+_UNDECLARED = ("ci_test='kendall' needs continuous= (True, False or one flag per column): which columns are "
+               "continuous is public, declared by you and never read from the data; a conditional test given an "
+               "undeclared tie-free column has no usable stratum and is a coin flip")
+
+
 def declared_continuous(continuous: bool | Sequence[bool], n_vars: int) -> np.ndarray:
     """The public declaration ``continuous`` as one flag per column (True/False: every column or none).
 
@@ -149,18 +162,22 @@ class PCDDecider(Decider):
     (``n_direct``); :meth:`ledger` records ε per noisy comparison. The tester
     may be shared between runs with different ε on the same data (its tests
     do not depend on ε); the Laplace draws come from this decider's ``rng``.
-    ``continuous`` (public; Kendall only) declares the continuous columns: a
-    test whose S holds one is "dependent" without reading the data (see the
-    module docstring).
+    ``continuous`` (public; Kendall only, where it must be given) declares the
+    continuous columns: a test whose S holds one is "dependent" without
+    reading the data (see the module docstring).
     """
 
     def __init__(self, tester, *, epsilon: float, alpha: float, rng: RngLike,
-                 continuous: bool | Sequence[bool] = False):
+                 continuous: bool | Sequence[bool] | None = None):
         self.tester = tester
         self.epsilon = check_epsilon(epsilon, allow_inf=True)
         self.alpha = check_probability(alpha, "alpha")
         self.rng = as_rng(rng)
         self.kind = "rcit" if isinstance(tester, RCITTester) else "kendall"
+        if continuous is None:
+            if self.kind == "kendall":
+                raise ValueError(_UNDECLARED)
+            continuous = False
         self.continuous = declared_continuous(continuous, tester.n_vars)
         self.n_noisy = 0
         self.n_direct = 0
@@ -212,7 +229,7 @@ class PCDDecider(Decider):
 
     def ledger(self) -> PrivacyLedger:
         public = ("m (number of records)", "variable names")
-        if self.kind == "kendall" and self.continuous.any():
+        if self.kind == "kendall":
             public += ("which columns are continuous",)
         ledger = PrivacyLedger(neighbouring="replace", public=public)
         if self.n_noisy and not math.isinf(self.epsilon):
@@ -229,7 +246,7 @@ DIFFERENTIALLY_PRIVATE = False
 
 def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal["rcit", "kendall"] = "rcit",
         rng: RngLike, n_permutations: int = 100, lam: float = 1.0, max_order: int | None = None,
-        node_names: Sequence[str] | None = None, continuous: bool | Sequence[bool] = False) -> PCResult:
+        node_names: Sequence[str] | None = None, continuous: bool | Sequence[bool] | None = None) -> PCResult:
     """PCD (Zhang et al. 2023, Alg. 1) on numeric ``data``: a CPDAG and its ledger.
 
     Parameters
@@ -241,10 +258,12 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
         "kendall" (conditional Kendall's τ baseline).
     rng : Generator or seed (permutations and Laplace noise).
     continuous : public declaration of the continuous columns (True: all,
-        False: none, or one flag per column), used by "kendall" only: a test
-        conditioning on a declared column is "dependent" without reading the
-        data (the paper's rule). Undeclared columns are always tested; whether
-        a column has ties is never read from the data.
+        False: none, or one flag per column), required by "kendall" and
+        ignored by RCIT: a test conditioning on a declared column is
+        "dependent" without reading the data (the paper's rule). Undeclared
+        columns are always tested — on tie-free values each conditional test
+        then has no usable stratum and is a noisy coin flip (Δ_P = 1) — and
+        whether a column has ties is never read from the data.
 
     Privacy: replace-one-record neighbours, m and ``continuous`` public; ε is charged once per
     noisy comparison and the ledger's basic-composition total is the paper's
