@@ -250,8 +250,8 @@ def test_lowrank_scores_gather_the_narrower_factor(swap):
     scores = kernels._lowrank_scores(fx.centred, fy.centred, perms)
     direct = np.array([np.sum((fx.centred[p].T @ fy.centred) ** 2) for p in perms])
     np.testing.assert_allclose(scores, direct, rtol=1e-12)
-    if not swap:  # the former route, bit for bit
-        assert np.array_equal(scores, kernels._stacked_scores(fx.centred, fy.centred, perms))
+    if not swap:  # the former route (one chunk at this size), bit for bit
+        assert np.array_equal(scores, _former_stacked_scores(fx.centred, fy.centred, perms))
     reference = _reference_permuted_scores(x, y, fx.bandwidth, fy.bandwidth, perms)
     bound = 2e-10 * m  # neglected trace <= 1e-10 per factor, ||H K H||_2 <= m (scores not yet divided by (m-1)^2)
     assert np.max(np.abs(scores - reference)) <= bound
@@ -326,6 +326,41 @@ def test_cg_krr_within_its_bound_of_the_cholesky_solution(d):
     loose = kernels.krr_factor(z, method="cg", tol=1e-2 * exact.c)
     error = np.linalg.norm(loose.residuals(targets) - reference, axis=0)
     assert np.all(error <= 1e-2 * np.linalg.norm(targets, axis=0)) and error.max() > 1e-9
+
+
+@pytest.mark.parametrize("preconditioned", [False, True])
+def test_cg_krr_returns_only_answers_that_meet_its_stopping_rule(preconditioned):
+    # whatever the iteration cap, an answer U = c w has ||t - (K + c I) w||_2 <= (tol / c) ||t||_2 on every column
+    # (the rule the error bound rests on), and fewer iterations give None rather than an answer outside it
+    rng = np.random.default_rng(28)
+    m, tol = 500, 1e-10
+    z = rng.uniform(-1.0, 1.0, size=(m, 4))
+    targets = np.column_stack([np.sin(3.0 * z.sum(axis=1)), rng.normal(size=m)])
+    auto = kernels.krr_factor(z, method="auto")
+    assert auto.method == "cg" and auto.lowrank is not None
+    preconditioner = (auto.lowrank, auto.cho) if preconditioned else None
+    limit = tol / auto.c * np.linalg.norm(targets, axis=0)
+    outcomes = []
+    for max_iter in range(1, 30):
+        out = kernels._cg_krr_residuals(auto.gram, auto.c, targets, tol, preconditioner, max_iter=max_iter)
+        outcomes.append(out is not None)
+        if out is not None:
+            w = out / auto.c
+            residual = np.linalg.norm(targets - auto.gram @ w - auto.c * w, axis=0)
+            assert np.all(residual <= limit * (1 + 1e-9)), (max_iter, residual / limit)
+    assert not outcomes[0] and outcomes[-1]  # the sweep crosses the stopping point
+
+
+def test_cg_krr_gives_up_below_the_rounding_floor_of_its_true_residual():
+    # the recursion's residual keeps shrinking geometrically while the recomputed one stops at about
+    # eps_mach ||K|| ||w||: a tolerance far below that floor is never met, so CG returns None (the caller then
+    # solves by Cholesky) instead of trusting the recursion
+    rng = np.random.default_rng(29)
+    z = rng.normal(size=(300, 4))
+    t = np.cos(z[:, 0] * z[:, 1])
+    factor = kernels.krr_factor(z, method="cg")
+    assert kernels._cg_krr_residuals(factor.gram, factor.c, t, 1e-10) is not None
+    assert kernels._cg_krr_residuals(factor.gram, factor.c, t, 1e-22) is None
 
 
 def test_cg_krr_accepts_convergence_on_its_last_iteration():

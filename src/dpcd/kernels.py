@@ -41,7 +41,12 @@ on it.
   when the *true* residual ``||t - (K + c I) w||₂`` is at most
   ``(tol / c) ||t||₂``, which bounds the error of ``c w`` by ``(tol / c) ||t||₂``
   — the same bound as the low-rank route — in about 8 matrix products
-  (O(m² p) each, for p targets) instead of m³/3 flops.
+  (O(m² p) each, for p targets) instead of m³/3 flops. Both bounds hold in
+  exact arithmetic; in floating point each route adds its rounding error,
+  of order ε_mach · ||K||₂ · ||w||₂ (the exact Cholesky route has the same):
+  about 0.1 % of the bound at m = 2000 with RCIT's ``tol = 1e-10``, growing
+  about linearly with m, so the stated bound holds there with room; near
+  ``tol / c ≈ ε_mach · m / c`` it no longer does.
 
 Nothing here is private by itself; the sensitivities live in :mod:`dpcd.ci.rcit`.
 
@@ -643,15 +648,18 @@ def _cg_krr_residuals(gram: np.ndarray, c: float, targets: np.ndarray, tol: floa
     by ``M = F Fᵀ + c I`` (applied by Woodbury in O(m r) per column), so the
     condition number of ``M⁻¹(K + c I)`` is at most ``1 + tr(K - F Fᵀ) / c``.
     Stops when every column's true residual ``||t - (K + c I) w||₂`` is at
-    most ``(tol / c) ||t||₂`` (recomputed from ``w``, so rounding in the
-    recursion cannot fake convergence; the directions restart from the true
-    residual when it does not yet meet the bound). Since
-    ``||(K + c I)⁻¹||₂ ≤ 1 / c``, ``||c w - c w*||₂ ≤ ||t - (K + c I) w||₂``.
-    Returns None when ``max_iter`` iterations do not reach the bound (the
-    caller then solves exactly). Rounding puts a floor under the true residual
-    of about ε_mach · ||K||₂ · ||w||₂, which grows with m (about 1 % of the
-    bound at m = 8000 with the RCIT tolerance): far larger samples can run out
-    of iterations this way rather than by slow convergence.
+    most ``(tol / c) ||t||₂``: recomputed from ``w``, not the recursion's
+    residual, which drifts from it by rounding (the directions restart from
+    the true residual when it does not yet meet the bound), and not the
+    preconditioned norm ``√(rᵀ M⁻¹ r)``, which can lie far below ``||r||₂``. Since
+    ``||(K + c I)⁻¹||₂ ≤ 1 / c``, ``||c w - c w*||₂ ≤ ||t - (K + c I) w||₂`` in
+    exact arithmetic. The recomputed residual carries its own rounding error,
+    about ε_mach · ||K||₂ · ||w||₂, so the bound on ``c w`` holds up to that
+    term: about 0.1 % of the bound at m = 2000 with RCIT's tolerance, growing
+    about linearly with m; at ``tol`` near that floor a solution a few times
+    outside ``(tol / c) ||t||₂`` can pass, and far larger samples run out of
+    iterations rather than converge slowly. Returns None when ``max_iter``
+    iterations do not reach the bound (the caller then solves exactly).
     """
     T = targets if targets.ndim == 2 else targets[:, None]
 
@@ -717,7 +725,8 @@ class KRRFactor:
     ``||c (A + E)⁻¹ - c A⁻¹||₂ ≤ ||E||₂ / c`` for ``A, A + E ⪰ c I``.
     ``method="cg"``: ``gram`` is ``K_Z`` and the residuals ``c (K_Z + c I)⁻¹ t``
     are solved by conjugate gradients to the same bound ``(tol / c) ||t||₂``
-    (on the true residual of the system; a Cholesky factorisation is the
+    (on the true residual of the system, up to its rounding error, see
+    :func:`_cg_krr_residuals`; a Cholesky factorisation is the
     fallback if the iteration cap is hit), preconditioned by ``F Fᵀ + c I``
     when ``lowrank`` holds a (too coarse to be used alone) incomplete Cholesky
     factor ``F``, with ``cho`` the Cholesky factor of ``c I + FᵀF``.
