@@ -223,6 +223,23 @@ def test_tester_caches_never_change_a_result():
         np.testing.assert_allclose(ours.permuted, ref.permuted, rtol=1e-8, atol=1e-14)
 
 
+def test_cached_residuals_and_factors_are_read_only():
+    # a caller writing into what the tester hands out would change later results, differently for cached and
+    # evicted entries: the cached arrays refuse writes
+    data = _network_data("asia", 200, 1)
+    tester = rcit.RCITTester(data, rng=2)
+    residuals = tester.residuals((2,))
+    with pytest.raises(ValueError, match="read-only"):
+        residuals[:, 0] = 0.0
+    for S in ((), (2,)):
+        factor = tester.factor(0, S)
+        for array in (factor.points, factor.centred):
+            if array is not None:
+                with pytest.raises(ValueError, match="read-only"):
+                    array[0] = 0.0
+    assert tester.result(0, 1, (2,)).p_value == rcit.RCITTester(data, rng=2).result(0, 1, (2,)).p_value
+
+
 def test_lru_cache_evicts_the_least_recently_used():
     cache = rcit.LRUCache(max_bytes=30)
     for key in "abc":

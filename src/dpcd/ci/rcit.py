@@ -195,8 +195,8 @@ class RCITTester:
     residual (variable, S) is cached too, so the tests of (x, y₁, S),
     (x, y₂, S), … build x's factor once. Both caches are least-recently-used
     with a memory bound (``residual_cache_bytes``, ``factor_cache_bytes``);
-    their entries are pure functions of the data, so eviction never changes a
-    result. The conjugate-gradient KRR route writes K into one m × m buffer
+    their entries are pure functions of the data, handed out read-only, so
+    eviction never changes a result. The conjugate-gradient KRR route writes K into one m × m buffer
     kept for the tester's life (allocated at the first such S). ``result(x, y, S)`` gives the full :class:`RCITResult` (scores for
     the sensitivities); ``n_computed`` counts the distinct tests. Randomness
     (the permutations) comes from ``rng``, one draw per distinct test in the
@@ -235,6 +235,7 @@ class RCITTester:
             factor = krr_factor(self.data[:, list(S)], lam=self.lam, method=self.krr_method,
                                 workspace=self._workspace)
             hit = np.asfortranarray(factor.residuals(self.data))
+            hit.setflags(write=False)  # cached: a caller's write must not change later results
             self._residuals.put(S, hit, size=hit.nbytes)
         return hit
 
@@ -245,6 +246,9 @@ class RCITTester:
         if hit is None:
             column = self.residuals(S)[:, variable] if S else self.data[:, variable]
             hit = hsic_factor(column.copy())  # a copy: the factor must not keep the residual matrix alive
+            for array in (hit.points, hit.centred):
+                if array is not None:
+                    array.setflags(write=False)
             size = hit.points.nbytes + (hit.centred.nbytes if hit.lowrank else 0)
             self._factors.put(key, hit, size=size)
         return hit
