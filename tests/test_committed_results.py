@@ -72,3 +72,17 @@ def test_readme_states_the_measured_full_profile_times():
             f"reads {cell!r}")
         if row["from_cache"]:
             assert "resumed" in cell, f"{notebook}: part of its grid came from the cache; the README must say so"
+
+
+def test_readme_states_the_measured_total_of_the_full_profile():
+    """The README's total of the full profile is the sum of the committed full runs' wall times (run.json)."""
+    total = reporting.full_profile_wall(FIGURES)
+    if total == 0.0:
+        pytest.skip("no committed results come from the full profile")
+    readme = re.sub(r"\s+", " ", (PROJECT_ROOT / "README.md").read_text(encoding="utf-8"))
+    match = re.search(r"the committed full runs take ([0-9.]+ (?:s|min|h)) together", readme)
+    assert match, "the README should say how long the committed full runs take together"
+    assert match.group(1) == reporting.format_seconds(total), (
+        f"README quotes {match.group(1)} for the full profile; the committed run.json files add up to "
+        f"{reporting.format_seconds(total)}")
+    assert total <= 8 * 3600, "the full profile should fit in 8 hours on 2 cores"

@@ -331,3 +331,20 @@ def test_errorbar_plot_draws_mean_and_std():
     with pytest.raises(ValueError, match="hue='method' is not a column"):
         plotting.errorbar_plot(df, "epsilon", "f1", "method")
     plt.close("all")
+
+
+def test_full_profile_wall_adds_the_full_runs_only(results_dir):
+    assert reporting.full_profile_wall(results_dir) == 0.0  # the one run.json is a smoke run
+    assert "run in the full profile took" not in reporting.build_report(results_dir).read_text()
+    for name, seconds, cached in (("em_pc", 3000.0, 4), ("priv_pc", 600.0, 0)):
+        folder = results_dir / name
+        folder.mkdir(exist_ok=True)
+        info = json.loads((results_dir / "em_pc" / "run.json").read_text()) if name == "em_pc" else {}
+        info.update(profile="full", seconds=seconds,
+                    time_profile={"grids": [{"function": "f", "runs": 5, "from_cache": cached, "seconds": 1.0,
+                                             "cpu_seconds": 1.0}], "hot_spots": []})
+        (folder / "run.json").write_text(json.dumps(info))
+    assert reporting.full_profile_wall(results_dir) == 3600.0
+    text = reporting.build_report(results_dir).read_text()
+    assert ("The 2 notebooks run in the full profile took 60.0 min together (the sum of their wall times above, "
+            "one notebook after another); 1 of them took part of their grid from the cache.") in text

@@ -39,6 +39,7 @@ __all__ = [
     "QUALITATIVE_SHARE",
     "claim_id_of",
     "time_table",
+    "full_profile_wall",
     "format_seconds",
     "sampling_tolerance",
     "qualitative_claim",
@@ -58,7 +59,7 @@ __all__ = [
     "verdict_counts",
     "summary_line",
     "PAPERS",
-    "SUMMARY_COLUMNS", "time_table",
+    "SUMMARY_COLUMNS",
 ]
 
 COMPARISON_COLUMNS = ("claim_id", "paper", "item", "metric", "paper_value", "ours", "difference", "tolerance",
@@ -705,6 +706,16 @@ def time_table(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
                                        "grid_seconds", "grid_cpu_seconds", "hot_spot"])
 
 
+def full_profile_wall(out_dir: str | os.PathLike[str]) -> float:
+    """Wall-clock seconds of the committed ``full`` runs of ``out_dir`` together (:func:`time_table`'s ``wall``).
+
+    The notebooks run one after another (``make reproduce PROFILE=full``), so their
+    walls add up; 0.0 when no notebook's results come from the full profile.
+    """
+    times = time_table(out_dir)
+    return float(times.loc[times["profile"] == "full", "wall"].sum())
+
+
 def build_report(out_dir: str | os.PathLike[str]) -> Path:
     """Collect every ``out_dir/*/comparison.csv`` into ``out_dir/REPORT.md``.
 
@@ -745,6 +756,12 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
         shown = times.assign(wall=times["wall"].map(format_seconds), grid_seconds=times["grid_seconds"].map(format_seconds),
                              grid_cpu_seconds=times["grid_cpu_seconds"].map(format_seconds))
         lines += ["## Run time", "", _TIME_INTRO, "", to_markdown(shown)]
+        full = times[times["profile"] == "full"]
+        if len(full):
+            lines += ["", f"The {len(full)} notebooks run in the full profile took {format_seconds(full_profile_wall(root))} "
+                      "together (the sum of their wall times above, one notebook after another)"
+                      + (f"; {int((full['from_cache'] > 0).sum())} of them took part of their grid from the cache."
+                         if (full["from_cache"] > 0).any() else ".")]
 
     for folder in folders:
         name = folder.name
