@@ -120,7 +120,8 @@ BASE = {"a": np.tile([0.1, 0.5, 0.9, 1.3], 50), "b": np.linspace(-1.0, 1.0, 200)
         (BASE, NUMERIC, ["--alpha", "2"], r"alpha must lie in \(0, 1\)"),
         (BASE, NUMERIC, ["--algorithm", "magic"], "algorithm must be 'auto' or one of"),
         (BASE, NUMERIC, ["--algorithm", "pcd"], "local sensitivity"),
-        (BASE, NUMERIC, ["--algorithm", "noleaks"], "line_search_size must be < n"),
+        (BASE, NUMERIC, ["--algorithm", "noleaks"], "never below 1/n; a release needs delta < 1/n"),
+        (BASE, NUMERIC, ["--algorithm", "curate_sb"], "never below 1/n; a release needs delta < 1/n"),
         (BASE, NUMERIC, ["--relation", "add/remove"], "add/remove guarantee"),
         ({**BASE, "c": 1.0}, NUMERIC, [], "does not declare"),
         (BASE, {"columns": {"a": {"type": "numeric", "lower": 0}}}, [], "needs public 'lower' and 'upper'"),
@@ -129,7 +130,7 @@ BASE = {"a": np.tile([0.1, 0.5, 0.9, 1.3], 50), "b": np.linspace(-1.0, 1.0, 200)
                             "b": {"type": "categorical", "categories": ["x"]}}}, [], "more than 20 categories"),
         (BASE, NUMERIC, ["--seed", "-4"], "rng must be a non-negative integer seed"),
     ],
-    ids=["rows", "eps0", "eps-neg", "eps-nan", "delta1", "delta-n", "alpha", "algorithm", "pcd", "noleaks",
+    ids=["rows", "eps0", "eps-neg", "eps-nan", "delta1", "delta-n", "alpha", "algorithm", "pcd", "noleaks", "curate_sb",
          "relation", "unknown-column", "schema-bounds", "one-column", "levels", "seed"],
 )
 def test_bad_input_exit_2_one_line_nothing_written(tmp_path, capsys, frame, schema, extra, match):

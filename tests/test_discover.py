@@ -294,6 +294,103 @@ def test_malformed_rows_are_read_as_missing_values_not_errors(asia, tmp_path):
     assert found.privacy["assumed_public"]["n"] == len(labels)
 
 
+MALFORMED_LINES = {
+    "extra fields on the first row": lambda line: line + b",extra,fields",
+    "a trailing comma": lambda line: line + b",",
+    "too few fields": lambda line: line.split(b",")[0],
+    "not UTF-8": lambda line: b"\xff\xfe" + line[2:],
+    "a quote left open": lambda line: b'"' + line,
+    "a carriage return in a quoted field": lambda line: line + b',"x\ry"',  # a line ends at \n only
+    "a blank line": lambda line: b"",
+    "other line-break characters": lambda line: line.replace(b",", b"\x0b,\xc2\x85", 1),
+    "a NUL byte": lambda line: line.replace(b",", b"\x00,", 1),
+}
+
+
+@pytest.mark.parametrize("where", [0, 57])
+@pytest.mark.parametrize("kind", sorted(MALFORMED_LINES))
+def test_one_malformed_line_changes_only_its_own_row(asia, tmp_path, kind, where):
+    # neighbours stay neighbours after reading: one record's content may change its own row, never another row
+    # nor the number of rows (public under replace-one)
+    from dpcd.release.tables import read_table
+
+    labels, schema = asia
+    csv = tmp_path / "clean.csv"
+    labels.iloc[:120].to_csv(csv, index=False)
+    lines = csv.read_bytes().split(b"\n")
+    lines[1 + where] = MALFORMED_LINES[kind](lines[1 + where])
+    dirty = tmp_path / "dirty.csv"
+    dirty.write_bytes(b"\n".join(lines))
+    clean, read = schema.encode(read_table(csv)), schema.encode(read_table(dirty))
+    assert read.shape == clean.shape
+    assert read.drop(index=where).equals(clean.drop(index=where))
+
+
+def test_a_header_the_csv_module_cannot_read_is_a_structure_error(tmp_path):
+    from dpcd.release.tables import read_table
+
+    for text in ("", "\n1,2\n", "a,,c\n1,2,3\n", "a,b,a\n1,2,3\n"):
+        path = tmp_path / "bad.csv"
+        path.write_text(text)
+        with pytest.raises(DataPreparationError):
+            read_table(path)
+
+
+def _draw_recorder(draws):
+    """A test algorithm: non-private PC with a fixed ledger that records one uniform draw of the rng it is given."""
+    def algorithm(data, *, levels, epsilon_total, alpha, rng, max_order=None):
+        draws.append(rng.random())
+        return pc_with_total_ledger(data, levels=levels, epsilon_total=epsilon_total, alpha=alpha, rng=rng,
+                                    max_order=max_order)
+    return algorithm
+
+
+def test_a_release_draws_its_noise_from_fresh_entropy_unless_seeded(asia, monkeypatch):
+    # the noise must be secret: by default every release gets a generator nobody can recompute (two releases of
+    # the same data draw different noise); a seed makes a run reproducible and privacy.json says it was given
+    labels, schema = asia
+    draws: list[float] = []
+    monkeypatch.setattr(__import__(__name__), "recorded_pc", _draw_recorder(draws), raising=False)
+    registry = {"recorded_pc": replace(FAKE, name="recorded_pc", function="recorded_pc")}
+    found = [dpcd.discover(labels, schema=schema, algorithm="recorded_pc", epsilon=1.0, registry=registry,
+                           progress=False) for _ in range(2)]
+    assert draws[0] != draws[1]
+    assert all("operating-system entropy" in f.privacy["noise"] for f in found)
+    seeded = [dpcd.discover(labels, schema=schema, algorithm="recorded_pc", epsilon=1.0, registry=registry,
+                            rng=7, progress=False) for _ in range(2)]
+    assert draws[2] == draws[3]
+    assert all("must stay secret" in f.privacy["noise"] and "7" not in f.privacy["noise"] for f in seeded)
+
+
+def test_the_forecast_does_not_depend_on_the_noise_generator(asia, tmp_path):
+    # report.html's forecast is published: it may depend on public inputs only, not on the release's generator
+    # (whose state would give away the noise)
+    labels, schema = asia
+    pages = []
+    for seed in (1, 2):
+        out = tmp_path / f"out{seed}"
+        dpcd.discover(labels, schema=schema, algorithm="em_pc", epsilon=1.0, rng=seed, out=out, draw=False,
+                      progress=False, forecast_repetitions=2, max_order=1)
+        page = (out / "report.html").read_text()
+        start = page.index("(forecast)</h2>")
+        pages.append(page[start:page.index("</table>", start)])
+    assert "<td>" in pages[0] and pages[0] == pages[1]
+
+
+@pytest.mark.parametrize("name", ["pcd", "noleaks", "curate_sb"])
+def test_algorithms_that_cannot_release_are_refused_before_the_data_are_read(tmp_path, gauss, name):
+    _, schema = gauss
+    with pytest.raises(ValueError, match="cannot make"):
+        dpcd.discover(tmp_path / "no-such-file.csv", schema=schema, algorithm=name, epsilon=1.0, progress=False)
+
+
+def test_privacy_json_lists_the_registrys_fixed_parameters(asia):
+    labels, schema = asia
+    found = dpcd.discover(labels, schema=schema, algorithm="subsampled_gaussian", epsilon=1.0, rng=0, max_order=1,
+                          progress=False)
+    assert found.privacy["assumed_public"]["algorithm"]["parameters"]["sampling_rate"] == 0.1
+
+
 def test_add_remove_refuses_a_schema_that_declares_n(asia):
     labels, schema = asia
     with pytest.raises(SchemaError, match="n is protected"):

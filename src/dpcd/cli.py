@@ -195,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--delta", type=float, default=1e-6, metavar="D",
                       help="total delta in (0, 1/n) (default 1e-6; pure-DP algorithms spend none)")
     disc.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
-    disc.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of the algorithm's noise")
+    disc.add_argument("--seed", type=int, default=None, metavar="S",
+                      help="seed of the algorithm's noise, for reproducible experiments only: whoever knows it can "
+                           "undo the guarantee (default: fresh operating-system entropy, as a release needs)")
     disc.add_argument("--out", default=None, metavar="DIR", help="output folder (default: <DATA>-graph); must be new or empty")
     disc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
     disc.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty --out")

@@ -62,6 +62,7 @@ __all__ = [
     "available_algorithms",
     "resolve_algorithm",
     "choose_algorithm",
+    "release_refusal",
     "make_plan",
     "calibrate",
 ]
@@ -98,6 +99,9 @@ class AlgorithmSpec:
     alpha_arg : keyword of the significance level (None when it has none).
     takes_max_order : whether the algorithm takes ``max_order``.
     differentially_private : False for PCD (local sensitivity); ``discover`` refuses it.
+    exact_subset : True when the plan charges δ = m/n for statistics computed
+        exactly on a random m-row subset (NOLEAKS' line search): that δ is never
+        below 1/n, the most a release may spend, so ``discover`` refuses it.
     paper : the paper and theorem the guarantee rests on.
     extra : further fixed keyword arguments.
     """
@@ -113,6 +117,7 @@ class AlgorithmSpec:
     alpha_arg: str | None = "alpha"
     takes_max_order: bool = True
     differentially_private: bool = True
+    exact_subset: bool = False
     paper: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -175,9 +180,10 @@ ALGORITHMS: dict[str, AlgorithmSpec] = _registry(
                   differentially_private=False, paper="Zhang et al. 2023 (local sensitivity: no DP guarantee)",
                   extra={"ci_test": "kendall", "continuous": True}),
     AlgorithmSpec("noleaks", "NOLEAKS", "dpcd.discovery.noleaks", "noleaks", "numeric", "total", "epsilon_total",
-                  delta_arg="delta", alpha_arg=None, takes_max_order=False, paper="Ma et al. 2022"),
+                  delta_arg="delta", alpha_arg=None, takes_max_order=False, exact_subset=True,
+                  paper="Ma et al. 2022"),
     AlgorithmSpec("curate_sb", "CURATE-SB", "dpcd.discovery.curate_sb", "curate_sb", "numeric", "total",
-                  "epsilon_total", delta_arg="delta", alpha_arg=None, takes_max_order=False,
+                  "epsilon_total", delta_arg="delta", alpha_arg=None, takes_max_order=False, exact_subset=True,
                   paper="Bhattacharjee & Tandon 2024, Alg. 2"),
 )
 """Every private discovery algorithm of the package, by module name."""
@@ -208,6 +214,27 @@ def resolve_algorithm(name: str, registry: Mapping[str, AlgorithmSpec] | None = 
     spec = registry[key]
     spec.load()
     return spec
+
+
+def release_refusal(spec: AlgorithmSpec) -> str | None:
+    """Why ``discover`` cannot release with ``spec`` whatever the data and budget, or None.
+
+    Decided from the registry entry alone, so a release is refused before any
+    data are read: an algorithm without a DP guarantee, or one whose δ is at
+    least 1/n by construction.
+
+    >>> release_refusal(ALGORITHMS["pcd"]).startswith("algorithm 'pcd' (PCD) calibrates")
+    True
+    >>> release_refusal(ALGORITHMS["em_pc"]) is None
+    True
+    """
+    if not spec.differentially_private:
+        return (f"algorithm {spec.name!r} ({spec.label}) calibrates its noise to a local sensitivity and has no "
+                "data-independent privacy plan; it gives no DP guarantee, so it cannot make a release")
+    if spec.exact_subset:
+        return (f"algorithm {spec.name!r} ({spec.label}) computes statistics exactly on a random subset of m rows "
+                "and charges delta = m/n for it, never below 1/n; a release needs delta < 1/n, so it cannot make one")
+    return None
 
 
 def choose_algorithm(kind: DataKind, relation: str | Relation = "replace",
@@ -245,8 +272,7 @@ def make_plan(spec: AlgorithmSpec, *, p: int, n: int | None, **parameters: Any) 
     the algorithm's own privacy parameters); needs n only if the plan does.
     """
     if not spec.differentially_private:
-        raise PlanRefused(f"algorithm {spec.name!r} ({spec.label}) calibrates its noise to a local sensitivity "
-                          "and has no data-independent privacy plan; it gives no DP guarantee")
+        raise PlanRefused(release_refusal(spec))
     module = spec._module()
     function = module.plan
     kwargs = _accepted(function, {"p": p, "n": n, **dict(spec.extra), **parameters})

@@ -5,15 +5,18 @@ in this order:
 
 1. **public inputs only**: loads the :class:`~dpcd.schema.Schema` (a draft read
    from the data is refused), picks the algorithm (``"auto"``: from the
-   schema's kinds and the relation, :func:`choose_kind`), chooses the view of
-   the schema the algorithm reads (numeric columns binned on public edges for
-   categorical algorithms, ordinal/binary columns coded for numeric ones), and
+   schema's kinds and the relation, :func:`choose_kind`; one that can never
+   make a release, :func:`dpcd.registry.release_refusal`, is refused at
+   once), chooses the view of the schema the algorithm reads (numeric columns
+   binned on public edges for categorical algorithms, ordinal/binary columns
+   coded for numeric ones), and
    calibrates the algorithm's parameters on its data-independent worst-case
    plan (:func:`dpcd.registry.calibrate`) — an algorithm that cannot meet the
    request is refused here;
-2. reads the table as text and checks its **structure** against the schema
-   (data preparation: missing or unknown columns, unreadable file; under
-   replace-one also the row count, which is public there);
+2. reads the table as text, one line per record, and checks its
+   **structure** against the schema (data preparation: missing or unknown
+   columns, an unreadable header; under replace-one also the row count, which
+   is public there);
 3. encodes the values by the schema's rules (clamping, fills) and runs the
    algorithm — the only step that reads values, and every data-dependent
    choice inside it is a charged mechanism;
@@ -30,6 +33,9 @@ The privacy model in five lines
   the algorithm and its parameters, and n under replace-one — nothing else.
 * ``privacy.json`` states the **guarantee** (worst case over all data, from
   the plan) separately from what this run happened to spend.
+* The noise is secret: by default (``rng=None``) it comes from fresh
+  operating-system entropy. A seed makes a run reproducible for experiments,
+  and whoever knows it can undo the guarantee.
 
 Examples
 --------
@@ -53,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import numpy as np
 import pandas as pd
 
 from .._version import __version__
@@ -65,6 +72,7 @@ from ..registry import (
     PlanRefused,
     calibrate,
     choose_algorithm,
+    release_refusal,
     resolve_algorithm,
 )
 from ..schema import DataPreparationError, Schema, SchemaError
@@ -96,11 +104,11 @@ MIN_ROWS = 100
 """Fewest rows ``discover`` accepts under replace-one (n is public there): below that no private test has power."""
 DATA_PREPARATION = (
     "Checked before the release, on the file's structure only; the holder fixes the file and runs again: "
-    "the file must be a readable CSV (no quote left open) with a header of unique, non-empty names; its columns "
-    "must be exactly the schema's; under replace-one its number of rows (public) must equal the schema's n when "
-    f"one is declared and be at least {MIN_ROWS}. Values are never checked: values outside the schema follow its "
-    "rules, and a malformed row (wrong number of fields, bytes that are not UTF-8) is read as a row of missing "
-    "values."
+    "the file must be a CSV whose first line is a header of unique, non-empty names; its columns must be exactly "
+    "the schema's; under replace-one its number of rows (public: every line after the header is one row) must "
+    f"equal the schema's n when one is declared and be at least {MIN_ROWS}. Values are never checked: values "
+    "outside the schema follow its rules, and a malformed line (wrong number of fields, a quote left open, a blank "
+    "line, bytes that are not UTF-8) is read on its own, as a row of missing values or padded with them."
 )
 
 
@@ -135,11 +143,20 @@ def _spent(ledger: Any, target: Relation, delta: float) -> dict[str, Any]:
                     "guarantee above is the bound that holds"}
 
 
+NOISE_SOURCES = {
+    "entropy": "fresh operating-system entropy drawn for this release (rng=None): nobody can recompute the noise",
+    "caller": "a generator or seed supplied by the caller: whoever knows it can recompute the noise and undo the "
+              "guarantee, so it must stay secret (use rng=None for a release)",
+}
+"""What ``privacy.json`` says of where the noise came from (never the seed itself)."""
+
+
 def privacy_report(spec: AlgorithmSpec, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
-                   requested: tuple[float, float], n: int | None, alpha: float, auto: bool) -> dict[str, Any]:
+                   requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
+                   noise: str = "entropy") -> dict[str, Any]:
     """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public."""
     target = as_relation(calibration.relation)
-    parameters = dict(calibration.kwargs)
+    parameters = {**dict(spec.extra), **dict(calibration.kwargs)}
     if spec.alpha_arg is not None:
         parameters[spec.alpha_arg] = alpha
     public: dict[str, Any] = {
@@ -162,6 +179,7 @@ def privacy_report(spec: AlgorithmSpec, result: Any, *, schema: Schema, view: Sc
         "requested": {"epsilon": requested[0], "delta": requested[1]},
         "spent_this_run": spent,
         "calibration": calibration.how,
+        "noise": NOISE_SOURCES[noise],
         "assumed_public": public,
         "data_preparation": DATA_PREPARATION,
         "schema": schema.to_json(),
@@ -217,10 +235,15 @@ def _step(bar: Any, text: str) -> None:
         bar.update(1)
 
 
+FORECAST_SEED = 0
+"""Seed of the forecast on report.html. The forecast is a function of public inputs only, so a fixed seed hides
+nothing; drawing it from the release's generator would publish a function of that generator's state (the noise)."""
+
+
 def _forecast(schema: Schema, spec: AlgorithmSpec, n: int | None, epsilon: float, delta: float, target: Relation,
-              alpha: float, max_order: int | None, repetitions: int, generator: Any,
+              alpha: float, max_order: int | None, repetitions: int,
               registry: Mapping[str, AlgorithmSpec]) -> tuple[Any, str]:
-    """The forecast for report.html: public inputs only (schema, public n, budget), after the release is made."""
+    """The forecast for report.html: public inputs only (schema, public n, budget), seeded with :data:`FORECAST_SEED`."""
     if repetitions == 0:
         return None, "No forecast was requested (forecast_repetitions = 0); run `dpcd plan` for one."
     if n is None:
@@ -231,7 +254,7 @@ def _forecast(schema: Schema, spec: AlgorithmSpec, n: int | None, epsilon: float
     others = [name for name in ("em_pc", "lapmech", "priv_pc", "privpc_star") if name in registry and name != spec.name]
     forecast = plan(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name, *others],
                     relation=target.name, alpha=alpha, max_order=max_order, repetitions=repetitions,
-                    rng=generator.integers(2**63 - 1), registry=registry)
+                    rng=FORECAST_SEED, registry=registry)
     table = forecast.table[(forecast.table["algorithm"] == spec.name) | (forecast.table["status"] == "ok")]
     return table, forecast.statement + " The first row is the released algorithm."
 
@@ -245,7 +268,7 @@ def discover(
     algorithm: str = "auto",
     relation: str = "replace",
     alpha: float = 0.05,
-    rng: RngLike = 0,
+    rng: RngLike = None,
     out: str | os.PathLike[str] | None = None,
     max_order: int | None = None,
     overwrite: bool = False,
@@ -271,7 +294,11 @@ def discover(
     relation : ``"replace"`` (default; n public) or ``"add/remove"`` (n
         protected; only algorithms proven under it, e.g. EM-PC and LapMech).
     alpha : significance level of the algorithm's CI tests.
-    rng : Generator or integer seed (the algorithm's noise).
+    rng : None (default): the noise comes from fresh operating-system
+        entropy, as a release needs. A Generator or integer seed makes the
+        run reproducible, for experiments only: whoever knows the seed can
+        recompute the noise and undo the guarantee, so never publish it
+        (``privacy.json`` says which of the two was used, never the seed).
     out : folder for the outputs (:mod:`dpcd.release.writers`); None writes nothing.
     max_order : largest conditioning-set size (bounds the test count of
         per-test algorithms, hence their noise).
@@ -311,7 +338,7 @@ def discover(
     min_rows = check_int(min_rows, "min_rows", minimum=2)
     forecast_repetitions = check_int(forecast_repetitions, "forecast_repetitions", minimum=0)
     target = as_relation(relation)
-    generator = as_rng(rng)
+    generator = np.random.default_rng() if rng is None else as_rng(rng)
     if out is not None:
         if not isinstance(out, (str, os.PathLike)):
             raise TypeError(f"out must be a folder path, got {type(out).__name__}")
@@ -325,6 +352,9 @@ def discover(
     auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
     spec = choose_algorithm(choose_kind(declared), target, registry) if auto else \
         resolve_algorithm(algorithm, registry)
+    refusal = release_refusal(spec)
+    if refusal is not None:  # decided by the registry entry alone, before any data are read
+        raise ValueError(refusal)
     view = view_for(declared, spec)
 
     def plan(n: int | None) -> Calibration:
@@ -355,13 +385,14 @@ def discover(
         _step(bar, f"{spec.label}: graph found")
         graph, graph_type = _graph_of(result)
         privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
-                                 requested=(epsilon, delta), n=n, alpha=alpha, auto=auto)
+                                 requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
+                                 noise="entropy" if rng is None else "caller")
         files: dict[str, Path] = {}
         if out is not None:
             eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
             title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
             forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, max_order,
-                                       forecast_repetitions, generator, registry)
+                                       forecast_repetitions, registry)
             files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
                                   title=title, overwrite=overwrite, draw=draw, forecast=forecast,
                                   forecast_note=note)

@@ -6,11 +6,12 @@ applies the schema's rules (:meth:`dpcd.schema.Schema.encode`): codes for
 categorical columns, clamped numbers for numeric ones, fills for missing or
 out-of-domain values. Nothing here inspects a value to decide anything.
 
-What can still stop a release on the file's content is its *structure*, which
-the holder fixes before the release (data preparation, reported as
-:class:`~dpcd.schema.DataPreparationError`): a file that is not readable CSV,
-a header with an empty or repeated name, a column the schema does not declare
-or a declared column that is missing, and — under the replace-one relation,
+A file is read one line per record, so that one record cannot change how the
+others are read (:func:`read_table`). What can still stop a release on the
+file's content is its *structure*, which the holder fixes before the release
+(data preparation, reported as :class:`~dpcd.schema.DataPreparationError`): an
+empty file or an unreadable header row, a header with an empty or repeated
+name, a column the schema does not declare or a declared column that is missing, and — under the replace-one relation,
 where n is public — a row count different from the schema's ``n``.
 
 Examples
@@ -25,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import math
 import os
 from pathlib import Path
 
@@ -36,15 +38,27 @@ __all__ = ["read_table", "encode_table"]
 
 
 def read_table(data: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
-    """The table as text cells (a DataFrame is copied; a CSV needs a header row of unique, non-empty names).
+    r"""The table as text cells (a DataFrame is copied; a CSV needs a header row of unique, non-empty names).
 
-    Only empty cells are missing (``NA`` and similar stay text, which the schema
-    then treats as a label or an unparseable number). Bytes that are not UTF-8
-    become replacement characters, a row with fewer fields than the header is
-    padded with missing values and a row with more fields becomes a row of
-    missing values — each a rule on that row alone, so one record cannot stop
-    the release. A file that is not CSV at all (e.g. a quote left open to the
-    end) is a structure error.
+    A CSV is read **one line per record**: every line after the header is one
+    row, parsed on its own, so that no record's content can change how
+    another is read or how many rows there are (a quoted field cannot span
+    lines). Lines end at ``\n`` (a ``\r`` before it is dropped); bytes that
+    are not UTF-8 become replacement characters; leading spaces of a field are
+    skipped and only empty cells are missing (``NA`` and similar stay text,
+    which the schema then treats as a label or an unparseable number). A line
+    with fewer fields than the header is padded with missing cells, a line
+    with more fields (or one the csv module cannot parse) is a row of missing
+    values, and a blank line is a row of missing values — each a rule on that
+    line alone. A quote left open ends with its line. Only the header can stop
+    the release (a structure error: data preparation).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "t.csv"
+    ...     _ = path.write_text('a,b\n1,"x\n2,3,4\n\n5,y\n')
+    ...     read_table(path).values.tolist()
+    [['1', 'x'], [nan, nan], [nan, nan], ['5', 'y']]
     """
     if isinstance(data, pd.DataFrame):
         frame = data.copy()
@@ -57,32 +71,48 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
     file = Path(data)
     if not file.is_file():
         raise FileNotFoundError(f"data file {os.fspath(data)!r} does not exist")
-    with open(file, newline="", encoding="utf-8", errors="replace") as handle:
-        header = [h.strip() for h in next(csv.reader(handle), [])]
-    options = dict(dtype=str, keep_default_na=False, na_values=[""], skipinitialspace=True,
-                   encoding_errors="replace")
-    try:
-        try:
-            frame = pd.read_csv(file, **options)
-        except pd.errors.ParserError:
-            # a row with more fields than the header: read it as a row of missing values (the schema's
-            # fills), so that one record's content cannot stop the release; the result is the same
-            # function of the file whichever parser reads it
-            frame = pd.read_csv(file, engine="python", on_bad_lines=lambda fields: [""] * len(header),
-                                **options)
-    except pd.errors.EmptyDataError:
-        raise DataPreparationError(f"data file {os.fspath(data)!r} is empty") from None
-    except pd.errors.ParserError as error:
-        raise DataPreparationError(f"data file {os.fspath(data)!r} is not a readable CSV: "
-                                   f"{' '.join(str(error).split())}") from None
+    lines = _lines(file)
+    if not lines or not lines[0].strip():
+        raise DataPreparationError(f"data file {os.fspath(data)!r} is empty or has no header row")
+    fields = _fields(lines[0])
+    if fields is None:
+        raise DataPreparationError(f"data file {os.fspath(data)!r} has a header row the csv module cannot read")
+    header = [h.strip() for h in fields]
     if any(not h for h in header):
         raise DataPreparationError(f"data file {os.fspath(data)!r} has a column without a name in its header row")
     duplicated = sorted({h for h in header if header.count(h) > 1})
     if duplicated:
         raise DataPreparationError(f"column name(s) {duplicated[:3]} appear more than once in the header row")
-    if len(header) == frame.shape[1]:
-        frame.columns = header
-    return frame
+    width = len(header)
+    missing = [math.nan] * width
+    rows = []
+    for line in lines[1:]:
+        cells = _fields(line)
+        if cells is None or len(cells) > width:
+            rows.append(missing)
+            continue
+        row = [cell if cell != "" else math.nan for cell in cells]
+        rows.append(row + missing[len(row):])
+    return pd.DataFrame(rows, columns=header, dtype=object)
+
+
+def _lines(file: Path) -> list[str]:
+    r"""The file's lines: split at ``\n`` only (other line breaks are characters of a field), ``\r\n`` as ``\n``."""
+    text = file.read_bytes().decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte-order mark is not part of the first column's name
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the last line's terminator
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _fields(line: str) -> list[str] | None:
+    """One line's fields (csv rules within the line, leading spaces skipped), or None when it cannot be parsed."""
+    try:
+        return next(csv.reader([line], skipinitialspace=True), [])
+    except csv.Error:
+        return None
 
 
 def encode_table(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
