@@ -3,6 +3,8 @@ broken variants and black-box audits of discover."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 
 import networkx as nx
@@ -459,7 +461,18 @@ def test_discover_black_box_keeps_its_promise():
 
 
 def test_discover_with_a_detected_schema_is_flagged():
-    (case,) = audit.broken_discover_cases(epsilon=1.0, rng=0, size="smoke")
+    case, _ = audit.broken_discover_cases(epsilon=1.0, rng=0, size="smoke")
     assert case.expect_violation
     result = audit.run_case(case, n_runs=40, n_select=10, rng=5)
     assert result.violation and result.k1 == 0, result.to_row()
+
+
+def test_discover_with_a_public_default_seed_is_flagged():
+    # the pre-fix default rng=0: the release is a fixed function of the data, so neighbours whose releases at that
+    # seed differ give an event of probability one on D and zero on D'
+    _, case = audit.broken_discover_cases(epsilon=1.0, rng=0, size="smoke")
+    assert case.expect_violation and case.mechanism.seed == 0
+    result = audit.run_case(case, n_runs=40, n_select=10, rng=6)
+    assert result.violation and {result.p0, result.p1} == {0.0, 1.0}, result.to_row()
+    fresh = replace(case, mechanism=replace(case.mechanism, seed=None), expect_violation=False)
+    assert not audit.run_case(fresh, n_runs=40, n_select=10, rng=6).violation  # the same pair, fresh noise

@@ -16,11 +16,21 @@ Cases (:func:`discover_cases`):
 * **categorical table, tie-breaking record**: the separating-set pair of
   :func:`dpcd.audit.neighbours.sepset_tie_pair` under add/remove.
 
-The deliberately broken variant (:func:`broken_discover_cases`) drafts the
-schema from each data set's values (the pre-fix type and level detection):
-one record with a value no other record has changes the drafted schema, hence
-the recorded schema hash and the coding, with probability one — no finite ε
-covers it.
+Each run gets its own generator from the audit, as a release gets fresh
+operating-system entropy by default (``rng=None``).
+
+The deliberately broken variants (:func:`broken_discover_cases`) are the
+leaks fixed in ``discover``:
+
+* the schema drafted from each data set's values (the pre-fix type and level
+  detection): one record with a value no other record has changes the drafted
+  schema, hence the recorded schema hash and the coding, with probability one
+  — no finite ε covers it;
+* the noise drawn from a public seed (the pre-fix default ``rng=0``): the
+  release is then a fixed function of the data, and the pair is found by
+  replacing records of D one at a time by those of an independent table
+  (bisection on the number replaced) until the release at that seed changes —
+  probability one on D, zero on D′.
 
 Examples
 --------
@@ -57,7 +67,9 @@ class DiscoverRun:
     """One black-box run of ``dpcd.discover`` (picklable): DataFrame → CSV → discover → released files.
 
     ``schema``: the public schema as JSON text; None drafts it from each data
-    set (BROKEN: the pre-fix detection). Output: a frozenset of the released
+    set (BROKEN: the pre-fix detection). ``seed``: None gives each run the
+    audit's generator (fresh noise, as a release's default); an integer fixes
+    the noise (BROKEN: the pre-fix default seed). Output: a frozenset of the released
     directed edges (an undirected edge both ways) and marker triples for the
     algorithm and the schema hash in ``privacy.json``.
     """
@@ -68,6 +80,8 @@ class DiscoverRun:
     relation: str = "replace"
     algorithm: str = "auto"
     alpha: float = 0.05
+    seed: int | None = None
+    """BROKEN when set: every run releases with this public seed instead of the audit's generator."""
 
     @property
     def detect_schema(self) -> bool:
@@ -83,7 +97,7 @@ class DiscoverRun:
     def __call__(self, data: pd.DataFrame, rng: Any) -> frozenset:
         from ..release.api import discover
 
-        generator = as_rng(rng)
+        generator = as_rng(rng) if self.seed is None else self.seed
         with tempfile.TemporaryDirectory(prefix="dpcd-audit-") as folder:
             csv = Path(folder) / "data.csv"
             data.to_csv(csv, index=False)
@@ -152,4 +166,46 @@ def broken_discover_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str =
                      graph_events(list(frame.columns)), epsilon, 1e-6, False, observed_outputs,
                      note=f"requested epsilon = {epsilon:g} (replace); the drafted levels depend on the record",
                      expect_violation=True)
-    return [case]
+    seeded = DiscoverRun(Schema.categorical([2, 2, 2], names=["a", "b", "c"]).dumps(), epsilon, algorithm="lapmech",
+                         seed=0)
+    fixed = AuditCase("BROKEN discover with a public default seed", seeded,
+                      _fixed_seed_pair(seeded, generator, {"smoke": 200, "quick": 300, "full": 400}[size]),
+                      graph_events(["a", "b", "c"]), epsilon, 1e-6, False, observed_outputs,
+                      note=f"LapMech, requested epsilon = {epsilon:g} (replace); every run uses seed 0, so the "
+                           "release is a fixed function of the data", expect_violation=True)
+    return [case, fixed]
+
+
+def _fixed_seed_pair(run: DiscoverRun, rng: np.random.Generator, n: int) -> NeighbouringPair:
+    """Neighbours on which ``run`` (a fixed seed) releases different graphs.
+
+    D₀: binary a, b = a flipped with probability 0.1, c independent; D_n: b
+    independent and c = a flipped with probability 0.1. Replacing the first k
+    records of D₀ by those of D_n, the release at the fixed seed is a function
+    of k; where it differs at k = 0 and k = n (new tables are drawn until it
+    does), bisection finds k with release(k) ≠ release(k + 1): two tables that
+    differ in record k.
+    """
+    for _ in range(20):
+        a = rng.integers(0, 2, n)
+        start = pd.DataFrame({"a": a, "b": a ^ (rng.random(n) < 0.1), "c": rng.integers(0, 2, n)}).astype(int)
+        end = start.assign(b=rng.integers(0, 2, n), c=a ^ (rng.random(n) < 0.1)).astype(int)
+        released = run(start, None)
+        if run(end, None) != released:
+            break
+    else:
+        raise RuntimeError("the fixed-seed release did not change between two end tables in 20 draws")
+    lo, hi = 0, n
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if run(_first_rows_from(end, start, mid), None) == released:
+            lo = mid
+        else:
+            hi = mid
+    return replace_record(_first_rows_from(end, start, lo), lo, end.iloc[lo].to_numpy(),
+                          description=f"record {lo} replaced: the release at seed {run.seed} changes")
+
+
+def _first_rows_from(end: pd.DataFrame, start: pd.DataFrame, k: int) -> pd.DataFrame:
+    """``start`` with its first ``k`` records replaced by those of ``end``."""
+    return pd.concat([end.iloc[:k], start.iloc[k:]], ignore_index=True)
