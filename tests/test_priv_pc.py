@@ -299,3 +299,16 @@ def test_run_cell_diagnostic_scores_against_pc_with_its_own_convention():
     assert row["f1_pc_vs_true"] > plain["f1_pc_vs_true"]  # the NaN convention keeps either's edges
     with pytest.raises(ValueError, match="algorithm"):
         priv_pc_cells.run_cell(network="asia", n=1000, algorithm="priv_pc_nan", epsilon=1.0, rng=0)
+
+
+def test_sub_sample_memo_follows_the_row_set_not_a_reused_address(asia, levels):
+    # the memoised sub-sample tester is keyed by the row set itself: a new row set that happens to get a freed
+    # one's address (CPython reuses them) must not be answered with the old rows' statistics
+    codes = np.asarray(asia)
+    query = KendallPValueQuery(codes, levels)
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        rows = np.sort(rng.choice(len(codes), size=300, replace=False))
+        expected = KendallPValueQuery(codes[rows], levels)(0, 1, (2,))
+        assert query.on_rows(rows)(0, 1, (2,)) == expected
+        del rows

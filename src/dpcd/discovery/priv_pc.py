@@ -118,7 +118,7 @@ class KendallPValueQuery:
         self.codes = self.tester.data
         self.n = self.tester.n_rows
         self.levels = self.tester.levels
-        self._rows_key: int | None = None
+        self._rows: np.ndarray | None = None  # the row set of the memoised tester, kept alive (never its id alone)
         self._rows_tester: CITester | None = None
         self.n_subsample_tests = 0
 
@@ -137,8 +137,8 @@ class KendallPValueQuery:
     def on_rows(self, rows: np.ndarray):
         if len(rows) == self.n:
             return self
-        if self._rows_key != id(rows):
-            self._rows_key = id(rows)
+        if rows is not self._rows:  # identity of a live object: a freed array's address cannot be reused for it
+            self._rows = rows
             self._rows_tester = self.make_tester(self.codes[rows], self.levels)
         tester = self._rows_tester
 
