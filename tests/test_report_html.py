@@ -88,6 +88,7 @@ def test_report_html_is_valid_and_holds_graph_privacy_and_forecast(release):
     assert f"ε = {privacy['guarantee']['epsilon']:.3g}" in text and "replace" in text
     assert "Assumed public" in text and "n = 2000" in text
     assert "This forecast is synthetic" in text and "EM-PC" in text
+    assert "Noise: fresh operating-system entropy" in text  # the CLI without --seed: secret noise
 
 
 def test_no_forecast_under_add_remove(tmp_path):

@@ -133,6 +133,7 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
         + (f"<p class='note'>What this run happened to charge (tight accountant): ε = {_number(spent.get('epsilon'))}"
            f", δ = {_number(spent.get('delta'), 2)}; informational, the guarantee above is what holds.</p>"
            if spent else "")
+        + (f"<p class='note'>Noise: {_e(privacy['noise'])}.</p>" if privacy.get("noise") else "")
         + "</div>",
     ]
     if privacy.get("differentially_private") is False:
