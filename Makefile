@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PROFILE ?= quick
 JOBS   ?= 1
-OUT    ?= figures
+OUT    ?= results
 
 .PHONY: reproduce test bench lab clean venv venv-test
 
@@ -21,7 +21,7 @@ $(VENV)/.installed-test: $(VENV)/.installed
 venv: $(VENV)/.installed
 venv-test: $(VENV)/.installed-test
 
-## Regenerate every table and figure (PROFILE=smoke|quick|full, JOBS=N).
+## Regenerate every table and figure into $(OUT)/ (PROFILE=smoke|quick|full, JOBS=N; OUT=figures refreshes the committed results).
 reproduce: venv
 	$(PY) -m dpcd_papers reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT)
 	$(PY) -m dpcd_papers report --out $(OUT)

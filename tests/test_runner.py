@@ -280,3 +280,38 @@ def test_project_notebook_on_a_dask_cluster(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(local, on_dask)
     grids = json.loads((tmp_path / "dask" / "pc_baseline" / "run.json").read_text())["time_profile"]["grids"]
     assert grids[0]["function"] == "run_network" and grids[0]["from_cache"] == 0 and grids[0]["runs"] >= 2
+
+
+def test_default_output_is_untracked_and_seeded_from_the_committed_run_of_the_same_profile(tmp_path, monkeypatch):
+    """`make reproduce` never writes into the committed figures/; a new folder re-uses figures/ of its profile."""
+    import subprocess
+
+    from dpcd_papers import runner
+
+    root = Path(__file__).resolve().parents[1]
+    assert runner.default_out_dir() == root / "results" != runner.committed_dir()
+    assert re.search(r"^OUT\s*\?=\s*results\s*$", (root / "Makefile").read_text(), re.M)
+    if (root / ".git").exists():
+        assert subprocess.run(["git", "check-ignore", "-q", "results/REPORT.md"], cwd=root).returncode == 0
+    from dpcd_papers.cli import build_parser
+
+    assert build_parser().parse_args(["reproduce"]).out is None  # None: default_out_dir()
+
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "gridcells.py").write_text(CELL_MODULE)
+    counter = tmp_path / "calls.txt"
+    monkeypatch.setenv("PYTHONPATH", str(modules))
+    monkeypatch.setenv("GRID_CALLS", str(counter))
+    notebooks = tmp_path / "notebooks"
+    write_notebook(notebooks, "grid", GRID)
+    committed = tmp_path / "committed"
+    reproduce("smoke", out=committed, notebooks_dir=notebooks, progress=False)
+    assert grid_calls(counter) == 6
+    monkeypatch.setattr(runner, "committed_dir", lambda: committed)
+
+    reproduce("smoke", out=tmp_path / "new", notebooks_dir=notebooks, progress=False)
+    assert grid_calls(counter) == 6  # every run taken from the committed archive of the same profile
+    assert json.loads((tmp_path / "new" / "grid" / "run.json").read_text())["time_profile"]["imported_from_archive"] == 6
+    reproduce("quick", out=tmp_path / "other", notebooks_dir=notebooks, progress=False)
+    assert json.loads((tmp_path / "other" / "grid" / "run.json").read_text())["time_profile"]["imported_from_archive"] == 0

@@ -47,8 +47,11 @@ def parse_value(text: str) -> object:
 def _report(args: argparse.Namespace) -> int:
     from .reporting import build_report, summary_line, verdict_counts
 
-    path = build_report(args.out)
-    print(f"wrote {path}: {summary_line(verdict_counts(args.out))}")
+    from .runner import default_out_dir
+
+    out = default_out_dir() if args.out is None else args.out
+    path = build_report(out)
+    print(f"wrote {path}: {summary_line(verdict_counts(out))}")
     return 0
 
 
@@ -65,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--only", nargs="+", action="extend", metavar="NAME",
                      help="run only these notebooks (names without .ipynb)")
     rep.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel worker processes per notebook")
-    rep.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
+    rep.add_argument("--out", default=None, metavar="DIR",
+                     help="output folder (default: results/ beside the project's notebooks; 'figures' refreshes the "
+                          "committed results)")
     rep.add_argument("--notebooks", default=None, metavar="DIR",
                      help="folder of the notebooks (default: the project's notebooks/)")
     rep.add_argument("--kernel", default=None, metavar="NAME",
@@ -77,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(handler=_reproduce)
 
     report = commands.add_parser("report", help="collect every comparison.csv into REPORT.md")
-    report.add_argument("--out", default="figures", metavar="DIR", help="output folder (default: figures)")
+    report.add_argument("--out", default=None, metavar="DIR",
+                        help="output folder (default: results/, as for reproduce)")
     report.set_defaults(handler=_report)
     return parser
 

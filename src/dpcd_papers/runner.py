@@ -8,16 +8,23 @@ executed copy ``<name>.ipynb`` and ``run.json`` (profile, date, seconds,
 Python and package versions, and the time profile: seconds per notebook cell,
 per grid and the hot spots) for :func:`dpcd_papers.reporting.build_report`.
 
+Where results land
+    ``out`` defaults to ``results/`` (:func:`default_out_dir`, not tracked by
+    git), so a run never overwrites the committed results in ``figures/``
+    unless asked (``--out figures``, ``make reproduce OUT=figures``).
+
 Resuming and re-using results
     ``cache_dir`` is ``<out>/<name>/.cache``: :func:`dpcd_papers.experiments.run_grid`
     stores every (cell, repetition) there as soon as it finishes, so a run
     that is interrupted resumes where it stopped. After a notebook succeeds,
     the entries it used are exported to ``<out>/<name>/cells.jsonl.gz``
     (committed with the figures); before a notebook runs, that archive is
-    imported into the cache. A grid cell is taken from it only when its key
-    matches — same function, parameters, seeds and code fingerprint — so a
-    fresh clone re-uses the committed run exactly when nothing it depends on
-    changed, and recomputes the rest.
+    imported into the cache — or, when ``out`` has none yet, the committed
+    ``figures/<name>/cells.jsonl.gz`` if it was computed in the same profile.
+    A grid cell is taken from it only when its key matches — same function,
+    parameters, seeds and code fingerprint — so a fresh clone re-uses the
+    committed run exactly when nothing it depends on changed, and recomputes
+    the rest.
 
 The kernel is always the Python interpreter running the runner
 (``sys.executable``), whatever kernelspecs are installed: the runner hands
@@ -44,7 +51,8 @@ from dpcd.validation import check_int
 from .experiments import CELLS_ARCHIVE, export_cells, import_cells, read_calls
 from .reporting import RUN_INFO, atomic_write_text
 
-__all__ = ["PROFILES", "NotebookError", "reproduce", "find_notebooks", "default_notebooks_dir"]
+__all__ = ["PROFILES", "NotebookError", "reproduce", "find_notebooks", "default_notebooks_dir", "default_out_dir",
+           "committed_dir"]
 
 PROFILES = ("smoke", "quick", "full")
 _PACKAGES = (
@@ -130,16 +138,49 @@ def _kernel_manager_class() -> type:
     return SameInterpreterKernelManager
 
 
-def _import_archive(archive: Path, cache: Path) -> int:
-    """Import the committed grid results of a notebook into its cache; the number of entries imported."""
-    if not archive.exists():
-        return 0
+def default_out_dir() -> Path:
+    """Where ``reproduce`` writes by default: ``results/`` next to ``src/`` (not tracked by git).
+
+    The committed results live in ``figures/`` (:func:`committed_dir`); they are
+    rewritten only when a run is asked to write there (``--out figures``).
+    """
+    return Path(__file__).resolve().parents[2] / "results"
+
+
+def committed_dir() -> Path:
+    """The project's committed results, ``figures/`` next to ``src/``."""
+    return Path(__file__).resolve().parents[2] / "figures"
+
+
+def _import_archive(archives: Sequence[Path], cache: Path) -> int:
+    """Import grid results into a notebook's cache from the first archive that exists; the number imported.
+
+    ``archives`` lists the output folder's own ``cells.jsonl.gz`` first, then
+    the committed one in ``figures/``: a run into a new folder re-uses the
+    committed results wherever their keys match, without writing to ``figures/``.
+    """
+    for archive in archives:
+        if not archive.exists():
+            continue
+        try:
+            imported, _ = import_cells(archive, cache)
+        except (OSError, ValueError) as error:  # an unreadable archive is recomputed, not trusted
+            print(f"ignoring {archive}: {error}", flush=True)
+            continue
+        return imported
+    return 0
+
+
+def _committed_archive(name: str, profile: str, target: Path) -> list[Path]:
+    """The committed ``figures/<name>/cells.jsonl.gz`` when it was computed in ``profile`` and is not ``target``'s."""
+    folder = committed_dir() / name
+    if folder.resolve() == target.resolve():
+        return []
     try:
-        imported, _ = import_cells(archive, cache)
-    except (OSError, ValueError) as error:  # an unreadable archive is recomputed, not trusted
-        print(f"ignoring {archive.name}: {error}", flush=True)
-        return 0
-    return imported
+        committed = json.loads((folder / RUN_INFO).read_text(encoding="utf-8")).get("profile")
+    except (OSError, ValueError):
+        return []
+    return [folder / CELLS_ARCHIVE] if committed == profile else []
 
 
 def _cell_label(params: Mapping[str, Any]) -> str:
@@ -261,7 +302,7 @@ def reproduce(
     profile: str = "quick",
     only: str | Sequence[str] | None = None,
     jobs: int = 1,
-    out: str | os.PathLike[str] = "figures",
+    out: str | os.PathLike[str] | None = None,
     notebooks_dir: str | os.PathLike[str] | None = None,
     kernel_name: str | None = None,
     *,
@@ -281,7 +322,9 @@ def reproduce(
     jobs
         Injected as the notebooks' ``n_jobs`` (≥ 1, or -1 for all cores).
     out
-        Output root; notebook ``<name>`` writes to ``out/<name>/``.
+        Output root; notebook ``<name>`` writes to ``out/<name>/``. Default
+        :func:`default_out_dir` (``results/``, untracked); pass ``"figures"``
+        to refresh the committed results.
     notebooks_dir
         Folder of the notebooks; default the project's ``notebooks/``.
     kernel_name
@@ -309,6 +352,8 @@ def reproduce(
     jobs = check_int(jobs, "jobs")
     if jobs == 0 or jobs < -1:
         raise ValueError(f"jobs must be >= 1 or -1 (all cores), got {jobs}")
+    if out is None:
+        out = default_out_dir()
     if not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out must be a path, got {type(out).__name__}")
     out_root = Path(out).expanduser().resolve()
@@ -336,7 +381,7 @@ def reproduce(
         partial = target / f".{name}.partial.ipynb"
         cache = target / CACHE_FOLDER
         (cache / "calls.jsonl").unlink(missing_ok=True)
-        reused = _import_archive(target / CELLS_ARCHIVE, cache)
+        reused = _import_archive([target / CELLS_ARCHIVE, *_committed_archive(name, profile, target)], cache)
         injected = {**extra, "profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent),
                     "cache_dir": _injected_path(cache, notebook.parent)}
         if progress:
