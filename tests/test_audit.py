@@ -3,9 +3,8 @@ broken variants and black-box audits of discover."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import math
+from dataclasses import replace
 
 import networkx as nx
 import numpy as np

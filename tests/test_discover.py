@@ -34,9 +34,9 @@ def plan(*, epsilon_total: float) -> PrivacyPlan:
                        ledger)
 
 
-def pc_with_total_ledger(data, *, levels, epsilon_total, alpha, rng, max_order=None):
+def pc_with_total_ledger(data, *, levels, epsilon_total, alpha, rng, max_order=None, max_tests=None):
     """Non-private PC with a ledger charging ``epsilon_total`` × SPEND as if it were private (tests only)."""
-    result = pc(data, ci_test="g2", alpha=alpha, max_order=max_order)
+    result = pc(data, ci_test="g2", alpha=alpha, max_order=max_order, max_tests=max_tests)
     ledger = PrivacyLedger("add/remove", public=("domains",))
     ledger.charge("test charge", epsilon=SPEND["factor"] * epsilon_total / 4, count=4, kind="laplace")
     return replace(result, ledger=ledger)
@@ -102,6 +102,14 @@ def test_resolve_by_name_or_label_and_auto_by_relation():
     assert reg.choose_algorithm("numeric", "replace").name == "privpc_star"
     with pytest.raises(reg.AlgorithmUnavailable, match="add/remove guarantee"):
         reg.choose_algorithm("numeric", "add/remove")
+
+
+def test_auto_under_add_remove_bins_a_numeric_table(gauss):
+    # no numeric algorithm is proven under add/remove, so auto runs a categorical one on the schema's bins
+    data, schema = gauss
+    found = dpcd.discover(data, schema=schema, epsilon=1.0, relation="add/remove", rng=0, progress=False)
+    assert found.algorithm == "em_pc" and found.auto_selected
+    assert "equal-width bins" in found.privacy["assumed_public"]["schema"]["coding"]
 
 
 def test_auto_kind_comes_from_the_schema_only():
@@ -204,7 +212,10 @@ def test_discover_writes_every_file_and_a_truthful_privacy_json(asia, tmp_path):
     public = privacy["assumed_public"]
     assert set(public) == {"schema", "algorithm", "n"} and public["n"] == len(labels)
     assert public["schema"]["sha256"] == schema.sha256 and len(public["schema"]["columns"]) == len(schema)
-    assert public["algorithm"]["parameters"] == {"epsilon_total": 0.5, "alpha": 0.05}
+    # the search caps come from public inputs (p = 8 binary columns, n = 2000) and say why
+    assert public["algorithm"]["parameters"] == {"epsilon_total": 0.5, "alpha": 0.05, "max_order": 6,
+                                                 "max_tests": 2800}
+    assert "rows per cell" in public["algorithm"]["limits"] and "public inputs only" in public["algorithm"]["limits"]
     assert privacy["schema"] == schema.to_json() and "data_preparation" in privacy
     assert (out / "graph.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left
@@ -301,7 +312,6 @@ MALFORMED_LINES = {
     "not UTF-8": lambda line: b"\xff\xfe" + line[2:],
     "a quote left open": lambda line: b'"' + line,
     "a carriage return in a quoted field": lambda line: line + b',"x\ry"',  # a line ends at \n only
-    "a blank line": lambda line: b"",
     "other line-break characters": lambda line: line.replace(b",", b"\x0b,\xc2\x85", 1),
     "a NUL byte": lambda line: line.replace(b",", b"\x00,", 1),
 }
@@ -326,6 +336,36 @@ def test_one_malformed_line_changes_only_its_own_row(asia, tmp_path, kind, where
     assert read.drop(index=where).equals(clean.drop(index=where))
 
 
+def test_blank_lines_are_layout_not_records(asia, tmp_path):
+    # a record of two or more columns always holds a separator, so no record reads as a blank line: blank lines
+    # (a trailing empty line, say) are skipped and counted for the holder, and n is the number of records
+    from dpcd.release.tables import read_table
+
+    labels, schema = asia
+    csv = tmp_path / "clean.csv"
+    labels.iloc[:120].to_csv(csv, index=False)
+    lines = csv.read_bytes().split(b"\n")
+    dirty = tmp_path / "dirty.csv"
+    dirty.write_bytes(b"\n".join(lines[:30] + [b"", b"  "] + lines[30:]) + b"\n\n")
+    clean, read = read_table(csv), read_table(dirty)
+    assert read.attrs["blank_lines"] == 4 and clean.attrs["blank_lines"] == 0
+    assert schema.encode(read).equals(schema.encode(clean))
+
+
+def test_a_wrong_separator_is_named_and_can_be_given(asia, tmp_path):
+    from dpcd.release.tables import read_table
+    from dpcd.schema import DataPreparationError
+
+    labels, schema = asia
+    csv = tmp_path / "semicolons.csv"
+    labels.iloc[:120].to_csv(csv, index=False, sep=";")
+    with pytest.raises(DataPreparationError, match="separated by ';'.*--delimiter"):
+        read_table(csv)
+    assert schema.encode(read_table(csv, delimiter=";")).equals(schema.encode(labels.iloc[:120]))
+    with pytest.raises(ValueError, match="delimiter must be one character"):
+        read_table(csv, delimiter=";;")
+
+
 def test_a_header_the_csv_module_cannot_read_is_a_structure_error(tmp_path):
     from dpcd.release.tables import read_table
 
@@ -338,10 +378,10 @@ def test_a_header_the_csv_module_cannot_read_is_a_structure_error(tmp_path):
 
 def _draw_recorder(draws):
     """A test algorithm: non-private PC with a fixed ledger that records one uniform draw of the rng it is given."""
-    def algorithm(data, *, levels, epsilon_total, alpha, rng, max_order=None):
+    def algorithm(data, *, levels, epsilon_total, alpha, rng, max_order=None, max_tests=None):
         draws.append(rng.random())
         return pc_with_total_ledger(data, levels=levels, epsilon_total=epsilon_total, alpha=alpha, rng=rng,
-                                    max_order=max_order)
+                                    max_order=max_order, max_tests=max_tests)
     return algorithm
 
 

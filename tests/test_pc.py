@@ -137,3 +137,22 @@ def test_pc_input_errors():
         pc(np.zeros((10, 3), dtype=int), node_names=["a", "b"])
     with pytest.raises(TypeError, match="integer"):
         pc(np.random.default_rng(0).normal(size=(20, 3)), ci_test="g2")
+
+
+def test_a_test_cap_stops_at_an_order_boundary_and_never_changes_a_finished_search():
+    from dpcd.datasets import load_bnlearn
+    from dpcd.discovery.pc import order_tests_bound
+
+    data = load_bnlearn("alarm", 5_000, rng=0).data
+    free = pc(data, ci_test="g2", alpha=0.01)
+    assert free.stopped_by is None
+    same = pc(data, ci_test="g2", alpha=0.01, max_tests=10 * free.n_tests)
+    assert same.skeleton == free.skeleton and same.sepsets == free.sepsets and same.stopped_by is None
+    for cap in (1_500, 4_000):
+        capped = pc(data, ci_test="g2", alpha=0.01, max_tests=cap)
+        assert capped.n_tests <= cap and capped.stopped_by == "max_tests" and capped.stopped_early
+        done = len(capped.tests_per_order)  # the orders it ran are exactly those of the free run
+        assert capped.tests_per_order == free.tests_per_order[:done]
+        stopped_at = pc(data, ci_test="g2", alpha=0.01, max_order=done - 1)
+        assert capped.skeleton == stopped_at.skeleton
+    assert order_tests_bound(np.ones((3, 3), dtype=bool) & ~np.eye(3, dtype=bool), 0) == 6

@@ -49,7 +49,8 @@ def test_forecast_lists_every_applicable_algorithm_and_says_why_one_cannot_run(c
     assert statuses["em_pc"] == "ok" and statuses["priv_pc"] == "ok"
     assert statuses["noleaks"].startswith("refused")  # its line-search subset costs more than the budget
     fig = forecast.plot()
-    assert len(fig.axes[0].get_lines()) <= 5
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert len(labels) <= 6 and sum(label.startswith("random graph") for label in labels) == 1  # 5 algorithms at most
     numeric_only = Schema.numeric({"x": (0, 1), "y": (0, 1), "z": (0, 1)})
     assert set(plan(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"]) >= {"privpc_star"}
     assert "em_pc" in set(plan(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"])
@@ -103,3 +104,37 @@ def test_cli_plan_bad_input_is_one_line_and_exit_2(cancer_schema, tmp_path, caps
         raise SystemExit(main(argv))
     assert info.value.code == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_random_graph_baseline_and_a_dense_graph_cannot_be_best():
+    from dpcd.plan import random_graph_f1
+
+    assert random_graph_f1(11, [10], [55]) == pytest.approx((2 * 10 / 65, 2 * 10 / 65))  # complete: F1 fixed
+    mean, high = random_graph_f1(11, [10, 10], [10, 10])
+    assert mean == pytest.approx(2 * 10 * 10 / (55 * 20)) and mean <= high <= 1.0
+    # the exact mean against a simulation of random graphs
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    shared = [len(set(rng.choice(55, 12, replace=False)) & set(range(10))) for _ in range(20_000)]
+    assert random_graph_f1(11, [10], [12])[0] == pytest.approx(np.mean(2 * np.array(shared) / 22), abs=0.005)
+
+
+def test_forecast_says_when_a_release_is_no_better_than_chance(cancer_schema):
+    forecast = plan(cancer_schema, n=3000, epsilon=[0.05, 20.0], algorithms=["em_pc"], repetitions=6, rng=3)
+    table = forecast.table.set_index("epsilon")
+    assert (table["lift"] == table["skeleton_f1"] - table["random_f1"]).all()
+    assert table.loc[20.0, "verdict"].startswith("better than a random graph")
+    assert table.loc[20.0, "lift"] > table.loc[0.05, "lift"]
+    best = forecast.best(20.0)
+    assert best["algorithm"] == "em_pc"
+    assert {"max_order", "max_tests"} <= set(forecast.table.columns) and (forecast.table["max_tests"] > 0).all()
+
+
+def test_time_budget_bounds_the_repetitions(cancer_schema):
+    forecast = plan(cancer_schema, n=2000, epsilon=1.0, algorithms=["em_pc"], repetitions=50, rng=0,
+                    time_budget=1e-9)
+    assert forecast.table["runs"].tolist() == [1]  # one run always; none starts once the budget is spent
+    lines = []
+    plan(cancer_schema, n=2000, epsilon=[1.0, 2.0], algorithms=["em_pc"], repetitions=1, rng=0, progress=lines.append)
+    assert lines == ["EM-PC at epsilon=1", "EM-PC at epsilon=2"]

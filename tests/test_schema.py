@@ -166,3 +166,55 @@ def test_constructors_for_arrays():
         Schema.categorical([2, 3], names=["a"])
     with pytest.raises(SchemaError, match="unique"):
         Schema((Column("a", "ordinal", ("0",)), Column("a", "ordinal", ("0",))))
+
+
+def test_a_drafted_schema_read_back_keeps_every_value(tmp_path):
+    # a file that writes its codes as 1.0/2.0 (scikit-learn's diabetes "sex"): the draft keeps the labels as written,
+    # and numeric-looking labels match by value, so no cell falls to the fill whichever spelling either side uses
+    from dpcd.cli import main
+    from dpcd.release.tables import read_table
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"sex": rng.choice([1.0, 2.0], 300), "grade": rng.choice([1, 2, 3, 4], 300),
+                          "bmi": rng.uniform(18, 40, 300).round(1)})
+    csv = tmp_path / "data.csv"
+    frame.to_csv(csv, index=False)
+    draft_path = tmp_path / "draft.json"
+    assert main(["schema", str(csv), "--out", str(draft_path)]) == 0
+    draft = Schema.load(draft_path)
+    assert draft["sex"].categories == ("1.0", "2.0") and draft["grade"].categories == ("1", "2", "3", "4")
+    text = read_table(csv)
+    encoded = draft.encode(text)
+    assert (encoded["sex"].to_numpy() == (frame["sex"].to_numpy() == 2.0)).all()
+    assert (encoded["grade"].to_numpy() == frame["grade"].to_numpy() - 1).all()
+    checked = draft.check(text).set_index("column")
+    assert (checked["to_fill"] == 0).all() and (checked["clamped"] == 0).all()
+    # a schema written by hand with "1"/"2" reads the same file the same way
+    by_hand = Schema.from_json({"columns": {"sex": {"type": "ordinal", "categories": ["1", "2"]},
+                                            "grade": {"type": "ordinal", "categories": ["1.0", "2", "3", "4"]},
+                                            "bmi": {"type": "numeric", "lower": 18, "upper": 40}}})
+    assert by_hand.encode(text).equals(encoded)
+
+
+def test_categories_equal_as_numbers_are_refused():
+    with pytest.raises(SchemaError, match="name the same number twice"):
+        Column("x", "ordinal", ("1", "1.0"))
+    assert Column("x", "categorical", ("a", "1", "b"))._codes(pd.Series(["1.00", "b", "2"], dtype=object)).tolist() \
+        == [1, 2, 0]
+
+
+def test_check_counts_fills_and_clamps_for_the_holder(tmp_path, capsys):
+    from dpcd.cli import main
+
+    csv = tmp_path / "data.csv"
+    csv.write_text("sex,bmi\n1.0,20\n2.0,45\n3,x\n,17\n\n")
+    schema = Schema.from_json({"columns": {"sex": {"type": "ordinal", "categories": ["1", "2"]},
+                                           "bmi": {"type": "numeric", "lower": 18, "upper": 40}}})
+    path = schema.save(tmp_path / "schema.json")
+    assert main(["schema", str(csv), "--check", str(path)]) == 0
+    printed = capsys.readouterr()
+    rows = {line.split()[0]: line.split() for line in printed.out.splitlines()[1:3]}
+    assert rows["sex"][3:6] == ["1", "1", "2"]       # missing, not a category, to the fill
+    assert rows["bmi"][3:9] == ["0", "1", "1", "1", "1", "2"]  # 'x' to the fill; 17 and 45 clamped
+    assert "4 records read; 1 blank lines skipped" in printed.out
+    assert "never for publication" in printed.err

@@ -86,6 +86,7 @@ def _discover(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             progress=None if args.progress else False,
             forecast_repetitions=args.forecast,
+            delimiter=args.delimiter,
         )
     except RuntimeError as error:
         print(f"dpcd discover: {' '.join(str(error).split())}", file=sys.stderr)
@@ -103,11 +104,37 @@ def _discover(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .release import read_table
+    from .schema import Schema
+
+    schema = Schema.load(args.check)  # a draft may be checked too
+    frame = read_table(args.data, delimiter=args.delimiter)
+    table = schema.check(frame)
+    with pd.option_context("display.width", 160, "display.max_rows", 500):
+        print(table.to_string(index=False))
+    absent = [c for c in frame.columns if c not in schema.names]
+    print(f"{len(frame)} records read; {frame.attrs.get('blank_lines', 0)} blank lines skipped (not records)")
+    if absent:
+        print(f"columns in the file but not in the schema (discover stops on them): {absent[:10]}")
+    lost = table[table["to_fill"] > 0]
+    for _, row in lost.iterrows():
+        if row["to_fill"] == len(frame) and len(frame):
+            print(f"column {row['column']!r}: every cell falls to the fill; check its categories or bounds")
+    print("dpcd schema --check: these counts are read from the private values without noise; they are for you, "
+          "never for publication.", file=sys.stderr)
+    return 0
+
+
 def _schema(args: argparse.Namespace) -> int:
     from .release import read_table
     from .schema import draft_schema
 
-    draft = draft_schema(read_table(args.data), bins=args.bins)
+    if args.check is not None:
+        return _check(args)
+    draft = draft_schema(read_table(args.data, delimiter=args.delimiter), bins=args.bins)
     text = draft.dumps()
     if args.out is None:
         sys.stdout.write(text)
@@ -136,22 +163,32 @@ def _plan(args: argparse.Namespace) -> int:
 
     from .plan import plan
 
+    def progress(text: str) -> None:
+        if args.progress:
+            print(f"dpcd plan: {text} ...", file=sys.stderr, flush=True)
+
     forecast = plan(args.schema, n=args.n, epsilon=args.epsilon, delta=args.delta, relation=args.relation,
                     algorithms=args.algorithm, alpha=args.alpha, max_order=args.max_order,
-                    repetitions=args.repetitions, rng=args.seed)
+                    repetitions=args.repetitions, rng=args.seed, time_budget=args.time_budget or None,
+                    progress=progress)
     table = forecast.table
-    shown = table[["label", "epsilon", "status", "skeleton_f1", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high",
-                   "edges", "seconds"]].copy()
-    shown["status"] = shown["status"].str.slice(0, 40)
-    shown.insert(1, "auto", table["auto"].map({True: "*", False: ""}))
+    ok = table[table["status"] == "ok"]
+    shown = ok[["label", "epsilon", "runs", "skeleton_f1", "skeleton_f1_low", "skeleton_f1_high", "random_f1_high",
+                "lift", "cpdag_f1", "edges", "seconds"]].copy()
+    shown.insert(1, "auto", ok["auto"].map({True: "*", False: ""}))
+    shown = shown.rename(columns={"skeleton_f1": "skel_F1", "skeleton_f1_low": "10%", "skeleton_f1_high": "90%",
+                                  "random_f1_high": "random_90%", "cpdag_f1": "cpdag_F1"})
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:.3g}") if len(shown) else "no algorithm ran")
+    for _, row in table[table["status"] != "ok"].iterrows():
+        print(f"{row['label']} at epsilon={row['epsilon']:g}: {row['status']}")
     if forecast.auto is not None:
         print(f"* algorithm auto would pick {forecast.auto}")
     for eps in sorted(set(table["epsilon"])):
         best = forecast.best(eps)
         if best is not None:
-            print(f"epsilon={eps:g}: best forecast CPDAG F1 {best['cpdag_f1']:.2f} ({best['label']})")
+            print(f"epsilon={eps:g}: best forecast {best['label']}, skeleton F1 {best['skeleton_f1']:.2f} against "
+                  f"{best['random_f1']:.2f} for a random graph with as many edges: {best['verdict']}")
     print(forecast.statement)
     if args.out is not None:
         import matplotlib
@@ -201,8 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--out", default=None, metavar="DIR", help="output folder (default: <DATA>-graph); must be new or empty")
     disc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
     disc.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty --out")
-    disc.add_argument("--forecast", type=int, default=5, metavar="R",
-                      help="synthetic runs of the forecast shown on report.html (default 5; 0: none; reads no data)")
+    disc.add_argument("--forecast", type=int, default=3, metavar="R",
+                      help="most synthetic runs of the forecast shown on report.html (default 3, within 20 s; 0: none; "
+                           "reads no data)")
+    disc.add_argument("--delimiter", default=",", metavar="C", help="field separator of DATA.csv (default ',')")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
 
@@ -224,7 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     pln.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
     pln.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
     pln.add_argument("--repetitions", type=int, default=10, metavar="R",
-                     help="synthetic data sets per algorithm and budget (default 10)")
+                     help="most synthetic data sets per algorithm and budget (default 10)")
+    pln.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
+                     help="no new repetition starts after this many seconds per algorithm and budget (default 30; "
+                          "0: no budget)")
+    pln.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
     pln.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
     pln.add_argument("--out", default=None, metavar="DIR", help="also write plan.csv and plan.png/svg into DIR")
     pln.set_defaults(handler=_plan)
@@ -238,6 +281,10 @@ def build_parser() -> argparse.ArgumentParser:
     sch.add_argument("--bins", type=int, default=4, metavar="B",
                      help="equal-width bins of a numeric column in categorical algorithms (default 4)")
     sch.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of standard output")
+    sch.add_argument("--check", default=None, metavar="SCHEMA.json",
+                     help="instead of drafting, count per column the cells of DATA.csv that SCHEMA.json's rules would "
+                          "send to the fill or clamp, and the blank lines skipped (for you only: no noise)")
+    sch.add_argument("--delimiter", default=",", metavar="C", help="field separator of DATA.csv (default ',')")
     sch.set_defaults(handler=_schema)
     return parser
 

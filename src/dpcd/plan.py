@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,16 +50,17 @@ import pandas as pd
 from .datasets import random_dag, sample_categorical, sample_linear_gaussian
 from .graphs import cpdag_pair_prf, dag_to_cpdag, skeleton_prf
 from .privacy.relation import relation as as_relation
-from .registry import ALGORITHMS, AlgorithmSpec, AlgorithmUnavailable, PlanRefused, calibrate, choose_algorithm
-from .release.preparation import choose_kind, load_schema, run_algorithm, view_for
+from .registry import ALGORITHMS, AlgorithmSpec, AlgorithmUnavailable, PlanRefused, calibrate
+from .release.preparation import Limits, auto_algorithm, default_limits, load_schema, run_algorithm, view_for
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
-__all__ = ["Forecast", "plan", "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT"]
+__all__ = ["Forecast", "plan", "random_graph_f1", "result_graph", "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT"]
 
 FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
                     "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
-                    "true_edges", "seconds")
+                    "true_edges", "random_f1", "random_f1_high", "lift", "verdict", "seconds", "max_order",
+                    "max_tests")
 SYNTHETIC_STATEMENT = (
     "This forecast is synthetic: each algorithm ran on data simulated from random DAGs over the schema's columns "
     "and domains ({how}), not on your data, which may have weaker or stronger dependencies. No private data was "
@@ -74,8 +75,16 @@ class Forecast:
     ``skeleton_f1``/``cpdag_f1`` are means over the repetitions, ``*_low`` and
     ``*_high`` the 10 % and 90 % quantiles of single runs (what one release
     may give); ``edges`` the mean number of released edges, ``true_edges`` of
-    the synthetic truths; ``status`` is ``"ok"`` or why the algorithm cannot
-    run at that budget. ``auto`` marks the algorithm ``algorithm="auto"`` picks.
+    the synthetic truths. ``random_f1`` is the skeleton F1 a **random graph
+    with the same number of edges** has on average against the same truths,
+    ``random_f1_high`` its 90 % quantile, and ``lift`` = ``skeleton_f1`` −
+    ``random_f1``: what the algorithm finds beyond chance, which a dense graph
+    cannot win (a complete graph has lift 0). ``verdict`` says in words
+    whether the forecast is above the random graph's interval. ``status`` is
+    ``"ok"`` or why the algorithm cannot run at that budget; ``runs`` how many
+    synthetic runs fit in the time budget. ``auto`` marks the algorithm
+    ``algorithm="auto"`` picks; ``max_order``/``max_tests`` the search caps
+    the release would use (:func:`dpcd.release.preparation.default_limits`).
     """
 
     table: pd.DataFrame
@@ -86,22 +95,25 @@ class Forecast:
     statement: str
 
     def best(self, epsilon: float) -> pd.Series | None:
-        """The row with the highest mean CPDAG F1 at ``epsilon`` (None when nothing ran)."""
+        """The row with the highest ``lift`` over a random graph at ``epsilon`` (None when nothing ran)."""
         rows = self.table[(self.table["epsilon"] == epsilon) & (self.table["status"] == "ok")]
-        return None if rows.empty else rows.loc[rows["cpdag_f1"].idxmax()]
+        rows = rows[rows["lift"].notna()]
+        return None if rows.empty else rows.loc[rows["lift"].idxmax()]
 
     def plot(self, ax: Any = None, *, max_lines: int = 5):
-        """CPDAG F1 against ε (mean, band: 10–90 % of single runs); returns the figure.
+        """Skeleton F1 against ε (mean; band: 10–90 % of single runs) beside a random graph's; returns the figure.
 
         At most ``max_lines`` algorithms are drawn: the ``auto`` pick and the
-        best by mean CPDAG F1 at the largest budget (the table has them all).
+        best by lift at the largest budget (the table has them all). The grey
+        dashed line is the 90 % quantile of a random graph with as many edges
+        as the first algorithm drawn releases.
         """
         import matplotlib.pyplot as plt
 
         max_lines = check_int(max_lines, "max_lines", minimum=1)
         ok = self.table[self.table["status"] == "ok"]
         if len(ok):
-            top = ok[ok["epsilon"] == ok["epsilon"].max()].sort_values("cpdag_f1", ascending=False)["algorithm"]
+            top = ok[ok["epsilon"] == ok["epsilon"].max()].sort_values("lift", ascending=False)["algorithm"]
             keep = list(dict.fromkeys(([self.auto] if self.auto in set(ok["algorithm"]) else []) + list(top)))
             ok = ok[ok["algorithm"].isin(keep[:max_lines])]
         if ax is None:
@@ -112,18 +124,56 @@ class Forecast:
             part = part.sort_values("epsilon")
             colour = plt.get_cmap("tab10")(i % 10)
             label = part["label"].iloc[0] + (" (auto)" if name == self.auto else "")
-            ax.plot(part["epsilon"], part["cpdag_f1"], marker="o", color=colour, label=label)
-            ax.fill_between(part["epsilon"], part["cpdag_f1_low"], part["cpdag_f1_high"], color=colour, alpha=0.15)
+            ax.plot(part["epsilon"], part["skeleton_f1"], marker="o", color=colour, label=label)
+            ax.fill_between(part["epsilon"], part["skeleton_f1_low"], part["skeleton_f1_high"], color=colour,
+                            alpha=0.15)
+            if i == 0:
+                ax.plot(part["epsilon"], part["random_f1_high"], ls="--", color="0.5",
+                        label="random graph, same edges (90 %)")
         if ok["epsilon"].nunique() > 1 and ok["epsilon"].max() / ok["epsilon"].min() >= 10:
             ax.set_xscale("log")
         ax.set_xlabel("total ε")
-        ax.set_ylabel("CPDAG F1 (synthetic)")
+        ax.set_ylabel("skeleton F1 (synthetic)")
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"forecast at n = {self.n} ({self.relation})", fontsize=10)
         if len(ok):
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         fig.tight_layout()
         return fig
+
+
+def random_graph_f1(p: int, true_edges: Sequence[int], released_edges: Sequence[int]) -> tuple[float, float]:
+    """Skeleton F1 of a random graph with the released number of edges: (mean, 90 % quantile), runs pooled.
+
+    For one run with t true and m released edges among C = p(p − 1)/2 pairs, a
+    uniformly random set of m pairs shares TP ~ Hypergeometric(C, t, m) edges
+    with the truth and has F1 = 2·TP/(t + m); the runs are pooled with equal weight.
+
+    >>> mean, high = random_graph_f1(11, [10], [55])   # the complete graph
+    >>> round(mean, 3), round(high, 3)
+    (0.308, 0.308)
+    """
+    from scipy import stats
+
+    pairs = p * (p - 1) // 2
+    values, weights = [], []
+    for t, m in zip(true_edges, released_edges):
+        t, m = int(t), int(m)
+        if t + m == 0:
+            values.append(np.array([1.0]))
+            weights.append(np.array([1.0]))
+            continue
+        support = np.arange(max(0, t + m - pairs), min(t, m) + 1)
+        values.append(2.0 * support / (t + m))
+        weights.append(stats.hypergeom.pmf(support, pairs, t, m))
+    if not values:
+        return math.nan, math.nan
+    value = np.concatenate(values)
+    weight = np.concatenate(weights) / len(values)
+    order = np.argsort(value, kind="stable")
+    cumulative = np.cumsum(weight[order])
+    high = float(value[order][min(int(np.searchsorted(cumulative, 0.9 - 1e-12)), len(order) - 1)])
+    return float(np.sum(value * weight)), high
 
 
 def _applicable(schema: Schema, relation: Any, registry: Mapping[str, AlgorithmSpec],
@@ -175,10 +225,13 @@ def plan(
     relation: str = "replace",
     alpha: float = 0.05,
     max_order: int | None = None,
+    max_tests: int | None = None,
     repetitions: int = 10,
     degree: float = 2.0,
     rng: RngLike = 0,
     registry: Mapping[str, AlgorithmSpec] | None = None,
+    time_budget: float | None = 30.0,
+    progress: Callable[[str], None] | None = None,
 ) -> Forecast:
     """Forecast each applicable algorithm's accuracy at each budget, from synthetic data of the schema's shape.
 
@@ -188,12 +241,20 @@ def plan(
     n : number of rows of the release (public under replace-one; under
         add/remove a public guess, since the true n is protected).
     epsilon : one total ε or several.
-    delta, relation, alpha, max_order : as in :func:`dpcd.release.discover`.
+    delta, relation, alpha : as in :func:`dpcd.release.discover`.
+    max_order, max_tests : the search caps; None: the defaults a release
+        would use (:func:`dpcd.release.preparation.default_limits`, from p, n
+        and the domains), so the forecast runs what ``discover`` would run.
     algorithms : names to forecast (default: every available DP algorithm the
         schema can feed).
-    repetitions : synthetic data sets per (algorithm, ε); each gets a fresh DAG.
+    repetitions : most synthetic data sets per (algorithm, ε); each gets a fresh DAG.
     degree : expected number of neighbours of a node in the synthetic DAGs.
     rng : seed or Generator of the synthetic data and the algorithms' noise.
+    time_budget : seconds per (algorithm, ε): no new repetition starts once
+        they are spent (at least one runs; ``runs`` says how many did). Each
+        run is bounded by the test cap, so a forecast takes about
+        ``time_budget`` × algorithms × budgets at most. None: no budget.
+    progress : called with one line of text before each (algorithm, ε).
 
     Privacy
     -------
@@ -217,16 +278,17 @@ def plan(
     alpha = check_probability(alpha, "alpha")
     repetitions = check_int(repetitions, "repetitions", minimum=1)
     degree = check_positive(degree, "degree")
-    if max_order is not None:
-        max_order = check_int(max_order, "max_order", minimum=0)
+    if time_budget is not None:
+        time_budget = check_positive(time_budget, "time_budget")
     target = as_relation(relation)
     registry = ALGORITHMS if registry is None else registry
     generator = as_rng(rng)
     try:
-        auto = choose_algorithm(choose_kind(declared), target, registry).name
+        auto = auto_algorithm(declared, target, registry).name
     except AlgorithmUnavailable:
         auto = None
     specs = _applicable(declared, target, registry, algorithms)
+    public_n = n if target.n_public else None
     rows = []
     for spec in specs:
         try:
@@ -234,42 +296,67 @@ def plan(
         except SchemaError as error:
             rows += [_row(spec, e, delta, auto, f"not applicable: {error}") for e in epsilons]
             continue
+        limits = default_limits(view, spec, public_n, max_order=max_order, max_tests=max_tests)
         seeds = generator.integers(0, 2**63 - 1, size=repetitions)  # the same synthetic truths at every ε
         for eps in epsilons:
+            if progress is not None:
+                progress(f"{spec.label} at epsilon={eps:g}")
             try:
-                calibration = calibrate(spec, p=len(view), n=n if target.n_public else None, epsilon=eps,
-                                        delta=delta, relation=target, max_order=max_order)
+                calibration = calibrate(spec, p=len(view), n=public_n, epsilon=eps, delta=delta, relation=target,
+                                        max_order=limits.max_order)
             except (PlanRefused, ValueError) as error:
-                rows.append(_row(spec, eps, delta, auto, f"refused: {error}"))
+                rows.append(_row(spec, eps, delta, auto, f"refused: {error}", limits=limits))
                 continue
-            runs, status = [], "ok"
+            runs, status, spent = [], "ok", 0.0
             for seed in seeds:
+                if time_budget is not None and runs and spent >= time_budget:
+                    break
                 run_rng = np.random.default_rng(seed)
                 frame, dag = _synthetic(view, spec.data, n, degree, run_rng)
                 truth = dag_to_cpdag(dag)
                 start = time.perf_counter()
                 try:
-                    result = run_algorithm(spec, frame, view, calibration, alpha=alpha, rng=run_rng)
+                    result = run_algorithm(spec, frame, view, calibration, alpha=alpha, rng=run_rng,
+                                           max_tests=limits.max_tests)
                 except (ValueError, MemoryError) as error:
-                    status = f"failed: {' '.join(str(error).split())[:160]}"
+                    status = f"failed: {' '.join(str(error).split())}"
                     break
                 seconds = time.perf_counter() - start
-                graph = getattr(result, "cpdag", None)
-                graph = graph if isinstance(graph, nx.DiGraph) else result.dag
+                spent += seconds
+                graph = result_graph(result)
                 runs.append({"skeleton_f1": skeleton_prf(graph, truth)["f1"],
                              "cpdag_f1": cpdag_pair_prf(graph, truth)["f1"],
                              "edges": graph.to_undirected().number_of_edges(),
                              "true_edges": dag.number_of_edges(), "seconds": seconds})
-            rows.append(_row(spec, eps, calibration.guarantee["delta"], auto, status, runs if status == "ok" else []))
+            rows.append(_row(spec, eps, calibration.guarantee["delta"], auto, status,
+                             runs if status == "ok" else [], p=len(view), limits=limits))
     table = pd.DataFrame.from_records(rows, columns=list(FORECAST_COLUMNS))
-    how = (f"{repetitions} random DAGs with {degree:g} neighbours per node on average, n = {n}; categorical views: "
-           "random conditional tables over the schema's categories; numeric views: linear-Gaussian, scaled to the "
-           "public bounds")
+    how = (f"up to {repetitions} random DAGs with {degree:g} neighbours per node on average (as many as fit in "
+           f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
+           f"{repetitions} random DAGs with {degree:g} neighbours per node on average, n = {n}; ")
+    how += ("categorical views: random conditional tables over the schema's categories; numeric views: "
+            "linear-Gaussian, scaled to the public bounds")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
 
 
+def result_graph(result: Any) -> nx.DiGraph:
+    """The graph of an algorithm's result: its CPDAG, or its DAG for score-based algorithms."""
+    graph = getattr(result, "cpdag", None)
+    return graph if isinstance(graph, nx.DiGraph) else result.dag
+
+
+def _verdict(skeleton_f1: float, random_high: float) -> str:
+    if math.isnan(skeleton_f1) or math.isnan(random_high):
+        return ""
+    if skeleton_f1 <= random_high:
+        return ("not better than chance: the mean skeleton F1 is within the 90 % range of a random graph with the "
+                "same number of edges")
+    return "better than a random graph with the same number of edges"
+
+
 def _row(spec: AlgorithmSpec, epsilon: float, delta: float, auto: str | None, status: str,
-         runs: Sequence[Mapping[str, float]] = ()) -> dict[str, Any]:
+         runs: Sequence[Mapping[str, float]] = (), *, p: int | None = None, limits: Limits | None = None
+         ) -> dict[str, Any]:
     row: dict[str, Any] = {"algorithm": spec.name, "label": spec.label, "epsilon": epsilon, "delta": delta,
                            "auto": spec.name == auto, "status": status, "runs": len(runs)}
     frame = pd.DataFrame.from_records(list(runs)) if runs else None
@@ -280,4 +367,12 @@ def _row(spec: AlgorithmSpec, epsilon: float, delta: float, auto: str | None, st
         row[f"{metric}_high"] = float(np.nanquantile(values, 0.9)) if values.size else math.nan
     for metric in ("edges", "true_edges", "seconds"):
         row[metric] = float(frame[metric].mean()) if frame is not None else math.nan
+    if frame is not None and p is not None:
+        row["random_f1"], row["random_f1_high"] = random_graph_f1(p, frame["true_edges"], frame["edges"])
+    else:
+        row["random_f1"] = row["random_f1_high"] = math.nan
+    row["lift"] = row["skeleton_f1"] - row["random_f1"]
+    row["verdict"] = _verdict(row["skeleton_f1"], row["random_f1_high"])
+    row["max_order"] = None if limits is None else limits.max_order
+    row["max_tests"] = None if limits is None else limits.max_tests
     return row

@@ -399,8 +399,9 @@ def calibrate(spec: AlgorithmSpec, *, p: int, n: int | None, epsilon: float, del
     try:
         eps_native, delta_native = needed(epsilon, delta, source=spec.relation, target=target)
     except ValueError as error:
-        raise PlanRefused(f"algorithm {spec.name!r} ({spec.label}) is proven under {spec.relation.name}: {error}") \
-            from None
+        raise PlanRefused(f"algorithm {spec.name!r} ({spec.label}) is proven under {spec.relation.name}: {error}"
+                          + ("; under add/remove, em_pc or lapmech run on numeric columns binned by the schema"
+                             if spec.data == "numeric" and not target.n_public else "")) from None
     kwargs: dict[str, Any] = {}
     if spec.takes_max_order and spec.budget != "total" and max_order is None:
         max_order = min(DEFAULT_PLAN_MAX_ORDER, p - 2)

@@ -136,6 +136,11 @@ def _label(value: Any) -> str | None:
     return text if text else None
 
 
+def _numeric_categories(categories: Sequence[str]) -> pd.Index:
+    """Each category's value as a number (NaN for a category that is not a number), for matching by value."""
+    return pd.Index(pd.to_numeric(pd.Series(list(categories), dtype=object), errors="coerce").to_numpy(dtype=float))
+
+
 def _number(value: Any, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise SchemaError(f"{name} must be a number, got {value!r}")
@@ -196,6 +201,11 @@ class Column:
             raise SchemaError(f"column {self.name!r}: list at least one category")
         if len(set(labels)) != len(labels):
             raise SchemaError(f"column {self.name!r}: categories must be distinct, got {list(labels)}")
+        values = _numeric_categories(labels)
+        numeric = values[~np.isnan(values)]
+        if len(set(numeric.tolist())) != len(numeric):
+            raise SchemaError(f"column {self.name!r}: categories {list(labels)} name the same number twice; values "
+                              "are matched to categories by their number too (1.0 matches '1'), so list each once")
         fill = labels[0] if self.fill is None else _label(self.fill)
         if fill not in labels:
             raise SchemaError(f"column {self.name!r}: fill {self.fill!r} is not one of the categories {list(labels)}")
@@ -241,13 +251,36 @@ class Column:
 
     # ------------------------------------------------------------------ encoding
 
+    def _match(self, values: pd.Series) -> np.ndarray:
+        """Category codes 0..k−1 of ``values``, −1 where a value is missing or matches no category.
+
+        A value matches a category when their texts are equal (surrounding
+        spaces ignored), or when both read as numbers of equal value, so that
+        ``1.0`` in a file matches the category ``"1"`` and ``2`` matches
+        ``"2.0"``. Vectorised: one pass per rule over the column.
+        """
+        categories = pd.Index(self.categories, dtype=object)
+        if values.dtype == object or isinstance(values.dtype, pd.StringDtype):
+            text = values.astype(object).where(values.notna(), None)
+            text = text.map(lambda v: _label(v) if not isinstance(v, str) else (v.strip() or None))
+        else:
+            text = pd.Series([_label(v) for v in values.tolist()], index=values.index, dtype=object)
+        codes = categories.get_indexer(text.to_numpy(dtype=object))
+        unmatched = codes < 0
+        values = _numeric_categories(self.categories)
+        numeric = ~np.isnan(values.to_numpy())
+        if unmatched.any() and numeric.any():
+            by_value = pd.Index(values.to_numpy()[numeric])
+            numbers_ = pd.to_numeric(pd.Series(text.to_numpy(dtype=object)[unmatched]), errors="coerce").to_numpy()
+            found = by_value.get_indexer(numbers_)
+            codes[unmatched] = np.where(found < 0, -1, np.flatnonzero(numeric)[np.maximum(found, 0)])
+        return codes
+
     def _codes(self, values: pd.Series) -> np.ndarray:
         """Category codes 0..k−1 of ``values``; missing and unknown labels get the fill's code."""
-        index = {label: code for code, label in enumerate(self.categories)}
-        fill = index[self.fill]  # type: ignore[index]
-        labels = values.map(_label) if values.dtype == object else pd.Series(
-            [_label(v) for v in values.tolist()], index=values.index, dtype=object)
-        return labels.map(lambda v: index.get(v, fill)).to_numpy(dtype=np.int64)
+        codes = self._match(values)
+        fill = self.categories.index(self.fill)  # type: ignore[arg-type]
+        return np.where(codes < 0, fill, codes).astype(np.int64)
 
     def _numbers(self, values: pd.Series) -> np.ndarray:
         """Numbers clamped to [lower, upper]; missing and unparseable values become ``fill``."""
@@ -515,6 +548,52 @@ class Schema:
         return pd.DataFrame(data, index=pd.RangeIndex(len(frame)), columns=list(self.names))
 
 
+    def check(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """How the schema's rules would treat ``frame``, column by column: **for the data holder only**.
+
+        One row per schema column: the cells that are missing, that are not in
+        the domain (a label that is no category, a text that is no number) —
+        both fall to the column's ``fill`` — and the numbers clamped to the lower
+        or upper bound. It reads the private values without noise, so it is a
+        local check before a release, never part of one; ``dpcd schema DATA.csv
+        --check SCHEMA.json`` prints it.
+
+        >>> schema = Schema.from_json({"columns": {"sex": {"type": "ordinal", "categories": ["1", "2"]},
+        ...                                        "age": {"type": "numeric", "lower": 18, "upper": 90}}})
+        >>> table = pd.DataFrame({"sex": ["1.0", "2.0", "3", None], "age": ["20", "95", "x", "40"]})
+        >>> schema.check(table)[["column", "missing", "not_in_domain", "to_fill", "clamped"]].to_dict("records")
+        [{'column': 'sex', 'missing': 1, 'not_in_domain': 1, 'to_fill': 2, 'clamped': 0}, {'column': 'age', 'missing': 0, 'not_in_domain': 1, 'to_fill': 1, 'clamped': 1}]
+        """
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a pandas.DataFrame, got {type(frame).__name__}")
+        present = {str(c): c for c in frame.columns}
+        rows = []
+        for column in self.columns:
+            if column.name not in present:
+                rows.append({"column": column.name, "type": column.type, "present": False})
+                continue
+            values = frame[present[column.name]]
+            text = values.astype(object).where(values.notna(), None)
+            missing = text.map(lambda v: v is None or (isinstance(v, str) and not v.strip())).to_numpy(dtype=bool)
+            low = high = np.zeros(len(values), dtype=bool)
+            if column.type == "numeric":
+                parsed = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+                outside = np.isnan(parsed) & ~missing
+                low, high = parsed < column.lower, parsed > column.upper
+            else:
+                outside = (column._match(values) < 0) & ~missing
+            rows.append({"column": column.name, "type": column.type, "present": True, "missing": int(missing.sum()),
+                         "not_in_domain": int(outside.sum()), "to_fill": int(missing.sum() + outside.sum()),
+                         "clamped_low": int(low.sum()), "clamped_high": int(high.sum()),
+                         "clamped": int(low.sum() + high.sum())})
+        columns = ["column", "type", "present", "missing", "not_in_domain", "to_fill", "clamped_low", "clamped_high",
+                   "clamped"]
+        table = pd.DataFrame.from_records(rows, columns=columns)
+        counts = [c for c in columns[3:]]
+        table[counts] = table[counts].fillna(0).astype(int)
+        return table
+
+
 # =========================================================================== drafts
 
 
@@ -522,9 +601,11 @@ def draft_schema(frame: pd.DataFrame, *, bins: int = DEFAULT_BINS) -> Schema:
     """A **draft** schema read from the values of ``frame`` (the private data).
 
     Non-numeric columns become categorical with their observed labels (sorted);
-    integer columns with at most :data:`DRAFT_DISTINCT_MAX` distinct values
-    become ordinal; other numeric columns numeric with the observed minimum and
-    maximum as bounds. The result carries :data:`DRAFT_NOTE` in ``draft``:
+    integer-valued columns with at most :data:`DRAFT_DISTINCT_MAX` distinct values
+    become ordinal, each category written as the value appears in the data
+    (``2.0`` stays ``"2.0"``; values are matched to categories by number as
+    well, so the draft read back keeps every value); other numeric columns
+    numeric with the observed minimum and maximum as bounds. The result carries :data:`DRAFT_NOTE` in ``draft``:
     every entry must be checked against public knowledge before a release, and
     ``discover`` refuses a draft.
 
@@ -545,7 +626,7 @@ def draft_schema(frame: pd.DataFrame, *, bins: int = DEFAULT_BINS) -> Schema:
             finite = numbers_[np.isfinite(numbers_)]
             distinct = np.unique(finite.to_numpy(dtype=float))
             if distinct.size and np.all(distinct == np.round(distinct)) and distinct.size <= DRAFT_DISTINCT_MAX:
-                columns.append(Column(str(name), "ordinal", tuple(str(int(v)) for v in distinct)))
+                columns.append(Column(str(name), "ordinal", _labels_as_written(observed, numbers_, distinct)))
                 continue
             if distinct.size >= 2:
                 columns.append(Column(str(name), "numeric", lower=float(distinct[0]), upper=float(distinct[-1])))
@@ -553,6 +634,17 @@ def draft_schema(frame: pd.DataFrame, *, bins: int = DEFAULT_BINS) -> Schema:
         labels = sorted({lab for lab in (_label(v) for v in observed.tolist()) if lab is not None})
         columns.append(Column(str(name), "categorical", tuple(labels) if labels else ("missing",)))
     return Schema(tuple(columns), bins=bins, draft=DRAFT_NOTE)
+
+
+def _labels_as_written(observed: pd.Series, numbers_: pd.Series, distinct: np.ndarray) -> tuple[str, ...]:
+    """One label per distinct number, written as it appears in the data (its most frequent spelling), by value."""
+    labels = []
+    for value in distinct:
+        spellings = [_label(v) if not isinstance(v, str) else v.strip() for v in observed[numbers_.loc[observed.index]
+                                                                                          == value].tolist()]
+        counts = pd.Series(spellings, dtype=object).value_counts(sort=False)
+        labels.append(str(counts.index[int(np.argmax(counts.to_numpy()))]))
+    return tuple(labels)
 
 
 # =========================================================================== for the algorithms

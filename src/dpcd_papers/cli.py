@@ -46,7 +46,6 @@ def parse_value(text: str) -> object:
 
 def _report(args: argparse.Namespace) -> int:
     from .reporting import build_report, summary_line, verdict_counts
-
     from .runner import default_out_dir
 
     out = default_out_dir() if args.out is None else args.out

@@ -440,8 +440,8 @@ def plan(*, epsilon_total: float, delta_prime: float | None = None, delta_total:
     delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
     delta = min(delta_total, (last + 1) * delta_prime)
     return PrivacyPlan("curate", RELATION, epsilon_total, delta, PUBLIC,
-                       "Laplace mechanism per CI test (DR14 Thm. 3.6), advanced composition of each order's "
-                       "worst-case test count (DR14 Thm. 3.20), basic-composition filter over orders (RRUV16)",
+                       "Laplace mechanism per CI test (Dwork & Roth 2014, Thm. 3.6), advanced composition of each order's "
+                       "worst-case test count (Dwork & Roth 2014, Thm. 3.20), basic-composition filter over orders (Rogers, Roth, Ullman & Vadhan 2016)",
                        "filter", None, {"epsilon_total": epsilon_total, "delta_prime": delta_prime,
                                         "delta_total": delta_total, "max_order": last})
 
@@ -451,7 +451,8 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
            sensitivity: float | None = None, subsample: bool = False, subsample_size: int | None = None,
            max_order: int | None = None, node_names: Sequence[str] | None = None, c1: float = 0.0,
            c2: float = 0.0, composition: Composition = "advanced",
-           unproven_sensitivity: bool = False) -> PCResult:
+           unproven_sensitivity: bool = False,
+           max_tests: int | None = None) -> PCResult:
     """Constraint-based CURATE (Bhattacharjee & Tandon 2024, Alg. 1) with Kendall's τ.
 
     Parameters
@@ -485,6 +486,8 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         composing them, as OPT's ``subsample_rate`` does, is not valid when the
         tests share one sub-sample.)
     max_order : largest conditioning-set size (default d − 2).
+    max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
+        (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     c1, c2 : the constants of Lemma 1.
     composition : "advanced" (the theorem, default) or "paper" (Eq. 3 as printed).
 
@@ -571,7 +574,7 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
                             delta_total=delta_total, threshold=threshold, beta1=beta1, beta2=beta2,
                             sensitivity=sensitivity, rng=generator, ledger=ledger, last_order=last,
                             subsample_rate=1.0, c1=c1, c2=c2, composition=composition, per_test_sensitivity=per_test)
-    result = run_pc(names, decider, max_order=last, ledger=ledger)
+    result = run_pc(names, decider, max_order=last, ledger=ledger, max_tests=max_tests)
     decider.finish()
     spent = (float(sum(o["epsilon_curate"] for o in decider.orders)),
              float(sum(o["delta_curate"] for o in decider.orders)))

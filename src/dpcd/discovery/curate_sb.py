@@ -159,7 +159,7 @@ def plan(*, epsilon_total: float, delta: float, n: int, schedule: Schedule = "mu
     eps_ls, _ = line_search_charge(*check_subset_size(n, line_search_size))
     budgets, e0, _ = _schedule(schedule, epsilon_total - eps_ls, epsilon0, indexing)
     return score_plan("curate_sb", budgets, delta=delta, n=n, line_search_size=line_search_size,
-                      theorem="analytic Gaussian per gradient evaluation (BW18), Lemma 2 schedule, line-search "
+                      theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), Lemma 2 schedule, line-search "
                               "subset as NOLEAKS, basic composition",
                       parameters={"epsilon_total": epsilon_total, "schedule": schedule, "epsilon0": e0,
                                   "iterations": len(budgets)})

@@ -275,15 +275,16 @@ def plan(*, epsilon_total: float, epsilon_split=None) -> PrivacyPlan:
     ledger.charge("EM-PC rounds (q2 count + q1 draws) under the budget filter", epsilon=epsilon_total,
                   kind="pure", note="the filter stops before the rounds' charges exceed epsilon_total")
     return PrivacyPlan("em_pc", RELATION, epsilon_total, 0.0, PUBLIC,
-                       "paper 000, Thm. 1 (exponential mechanism per round, Cor. 1-2; DR14 Thm. 3.10) and a "
-                       "pure-DP budget filter over rounds (RRUV16)", "filter", ledger,
+                       "Xu, Yuan & Wu 2017, Thm. 1 (exponential mechanism per round, Cor. 1-2; Dwork & Roth 2014, Thm. 3.10) and a "
+                       "pure-DP budget filter over rounds (Rogers, Roth, Ullman & Vadhan 2016)", "filter", ledger,
                        {"epsilon_total": epsilon_total, "epsilon_1": e1, "epsilon_2": e2})
 
 
 def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike, epsilon_split=None,
           max_order: int | None = None, node_names: Sequence[str] | None = None,
           max_distance: int | None = None, exact_states: int = 500,
-          distance: Literal["lipschitz", "search"] = "lipschitz", sepset: SepsetRule = "joint") -> PCResult:
+          distance: Literal["lipschitz", "search"] = "lipschitz", sepset: SepsetRule = "joint",
+          max_tests: int | None = None) -> PCResult:
     """EM-PC (PrivPC of paper 000): ε-DP PC for categorical data via the exponential mechanism.
 
     Parameters
@@ -298,6 +299,8 @@ def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLi
     epsilon_split : (ε₁, ε₂) per round (node selection, count); default
         ε₁ = ε₂ = ε/30, the paper's setting (Sec. VI-A).
     max_order : largest conditioning-set size (None = no limit).
+    max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
+        (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     node_names : variable names (default: DataFrame columns or X1..Xp).
     max_distance : data-independent cap on |distance score| (default
         :func:`default_max_distance` from ε₁, ε₂ and p).
@@ -355,7 +358,7 @@ def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLi
     decider = EMPCDecider(codes, levels, alpha=alpha, epsilon=epsilon, epsilon_1=e1, epsilon_2=e2, rng=generator,
                           ledger=ledger, max_distance=max_distance, exact_states=exact_states,
                           distance=distance, sepset=sepset)
-    result = run_pc(names, decider, max_order=max_order, ledger=ledger)
+    result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     stopped = result.stopped_early or decider.skipped_rounds > 0
     return replace(result, stopped_early=stopped, info={
         "algorithm": "em_pc", "epsilon_total": epsilon, "epsilon_1": e1, "epsilon_2": e2, "alpha": alpha,

@@ -202,13 +202,14 @@ def plan(*, epsilon_total: float) -> PrivacyPlan:
     ledger.charge("LapMech: noisy full contingency table", epsilon=epsilon_total, kind="laplace", sensitivity=1.0,
                   scale=1.0 / epsilon_total)
     return PrivacyPlan("lapmech", RELATION, epsilon_total, 0.0, PUBLIC,
-                       "paper 000, Sec. IV-D: Laplace mechanism on a table of L1 sensitivity 1 (DR14 Thm. 3.6)",
+                       "Xu, Yuan & Wu 2017, Sec. IV-D: Laplace mechanism on a table of L1 sensitivity 1 (Dwork & Roth 2014, Thm. 3.6)",
                        "basic", ledger, {"epsilon_total": epsilon_total})
 
 
 def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike,
             max_cells: int = DEFAULT_MAX_CELLS, max_order: int | None = None,
-            node_names: Sequence[str] | None = None) -> PCResult:
+            node_names: Sequence[str] | None = None,
+            max_tests: int | None = None) -> PCResult:
     """LapMech (paper 000, Sec. IV-D): PC with G² tests on one Laplace-noised full contingency table.
 
     Parameters
@@ -222,6 +223,8 @@ def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: Rng
     max_cells : refuse (``ValueError``) when ∏ |V_i| exceeds this (default 2²⁵ cells,
         128 MiB of float32); decided by the public domain sizes only.
     max_order, node_names : as in :func:`dpcd.discovery.pc.pc`.
+    max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
+        (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
 
     Privacy: ε-DP, add/remove one record; public: domain sizes (:func:`plan`).
     The ledger holds one Laplace charge (sensitivity 1, scale 1/ε).
@@ -248,6 +251,6 @@ def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: Rng
     ledger.charge("LapMech: noisy full contingency table", epsilon=epsilon, kind="laplace", sensitivity=1.0,
                   scale=1.0 / epsilon, note=f"{table.size} cells, Lap(1/epsilon) each")
     decider = NoisyTableDecider(table, alpha)
-    result = run_pc(names, decider, max_order=max_order, ledger=ledger)
+    result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "lapmech", "epsilon_total": epsilon, "alpha": alpha,
                                  "n_cells": int(table.size), "n_computed": decider.n_computed})

@@ -272,7 +272,7 @@ def plan(*, epsilon_total: float, delta: float, n: int, max_evaluations: int = 1
         raise ValueError(f"epsilon_total={epsilon_total} does not exceed the line-search subset's charge {eps_ls:.4g}")
     budgets = np.full(max_evaluations, (epsilon_total - eps_ls) / max_evaluations)
     return score_plan("noleaks", budgets, delta=delta, n=n, line_search_size=line_search_size,
-                      theorem="analytic Gaussian per gradient evaluation (BW18), exact statistics of a random "
+                      theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), exact statistics of a random "
                               "m-row subset (NOLEAKS artifact), basic composition",
                       parameters={"epsilon_total": epsilon_total, "max_evaluations": max_evaluations})
 

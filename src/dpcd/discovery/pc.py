@@ -57,6 +57,7 @@ __all__ = [
     "run_pc",
     "node_names_of",
     "worst_case_tests",
+    "order_tests_bound",
 ]
 
 
@@ -143,6 +144,7 @@ class Skeleton:
     sepsets: Mapping[tuple[int, int], tuple[int, ...]]
     tests_per_order: tuple[int, ...]
     stopped_early: bool = False
+    stopped_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,9 @@ class PCResult:
     both directions. ``skeleton``: set of unordered pairs. ``sepsets``: the
     separating set of every removed pair (by name). ``n_tests``: CI decisions
     made. ``ledger``: the privacy ledger of a private run (None otherwise).
+    ``stopped_by``: why the search stopped before running out of tests —
+    ``"decider"`` (its budget, e.g. CURATE), ``"max_tests"`` (the next order
+    could have exceeded the test cap) or None.
     ``info``: the run's parameters and diagnostics. For a private run the
     released output is the graph (and what the ledger charged); diagnostics
     such as timings or score statistics may be computed without noise and are
@@ -168,24 +173,52 @@ class PCResult:
     ledger: object | None = None
     stopped_early: bool = False
     info: dict = field(default_factory=dict)
+    stopped_by: str | None = None
 
 
-def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None) -> Skeleton:
-    """Order-independent PC skeleton search over ``n_vars`` variables driven by ``decider``."""
+def order_tests_bound(adjacency: np.ndarray, order: int) -> int:
+    """Most CI decisions one order of the skeleton search can make from ``adjacency``: Σ_x Σ_{y ∈ adj(x)} C(|adj(x)| − 1, order).
+
+    A function of the current graph only (for a private algorithm, of its
+    earlier private decisions), so a cap on it is post-processing.
+
+    >>> order_tests_bound(~np.eye(4, dtype=bool), 1)
+    24
+    """
+    degrees = np.asarray(adjacency, dtype=bool).sum(axis=1)
+    return int(sum(int(d) * math.comb(int(d) - 1, order) for d in degrees if d - 1 >= order))
+
+
+def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None,
+                max_tests: int | None = None) -> Skeleton:
+    """Order-independent PC skeleton search over ``n_vars`` variables driven by ``decider``.
+
+    ``max_tests`` caps the run's CI decisions: an order starts only when the
+    decisions made so far plus the most it could make
+    (:func:`order_tests_bound`) stay within the cap, so a run stops at the end
+    of a complete order (``stopped_by="max_tests"``) and its time is bounded
+    whatever the decisions. Order 0 always runs.
+    """
     n_vars = check_int(n_vars, "n_vars", minimum=2)
     if max_order is not None:
         max_order = check_int(max_order, "max_order", minimum=0)
+    if max_tests is not None:
+        max_tests = check_int(max_tests, "max_tests", minimum=1)
     adjacency = ~np.eye(n_vars, dtype=bool)
     sepsets: dict[tuple[int, int], tuple[int, ...]] = {}
     tests_per_order: list[int] = []
     stopped_early = False
+    stopped_by = None
     order = 0
     while max_order is None or order <= max_order:
         frozen = [np.flatnonzero(adjacency[i]) for i in range(n_vars)]
         if max(len(f) for f in frozen) - 1 < order:
             break
+        if order and max_tests is not None and sum(tests_per_order) + order_tests_bound(adjacency, order) > max_tests:
+            stopped_early, stopped_by = True, "max_tests"
+            break
         if not decider.start_order(order, adjacency.copy()):
-            stopped_early = True
+            stopped_early, stopped_by = True, "decider"
             break
         n_tests = 0
         for x in range(n_vars):
@@ -215,7 +248,7 @@ def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None) 
                         break
         tests_per_order.append(n_tests)
         order += 1
-    return Skeleton(adjacency, sepsets, tuple(tests_per_order), stopped_early)
+    return Skeleton(adjacency, sepsets, tuple(tests_per_order), stopped_early, stopped_by)
 
 
 def orient(nodes: Sequence[str], adjacency: np.ndarray,
@@ -251,24 +284,26 @@ def orient(nodes: Sequence[str], adjacency: np.ndarray,
 
 
 def run_pc(nodes: Sequence[str], decider: Decider, *, max_order: int | None = None,
-           ledger: object | None = None, info: dict | None = None) -> PCResult:
+           ledger: object | None = None, info: dict | None = None, max_tests: int | None = None) -> PCResult:
     """Run the PC engine with ``decider`` over variables named ``nodes``.
 
     This is the entry point every algorithm module uses: it builds its
-    decider (and ledger) and calls ``run_pc``.
+    decider (and ledger) and calls ``run_pc``. ``max_order`` and
+    ``max_tests`` as in :func:`pc_skeleton`.
     """
     nodes = tuple(str(v) for v in nodes)
-    skel = pc_skeleton(len(nodes), decider, max_order=max_order)
+    skel = pc_skeleton(len(nodes), decider, max_order=max_order, max_tests=max_tests)
     cpdag = orient(nodes, skel.adjacency, skel.sepsets)
     rows, cols = np.nonzero(np.triu(skel.adjacency))
     skeleton = frozenset(frozenset((nodes[i], nodes[j])) for i, j in zip(rows.tolist(), cols.tolist()))
     sepsets = {frozenset((nodes[i], nodes[j])): tuple(nodes[s] for s in S) for (i, j), S in skel.sepsets.items()}
     return PCResult(nodes, cpdag, skeleton, sepsets, int(sum(skel.tests_per_order)), skel.tests_per_order,
-                    ledger, skel.stopped_early, dict(info or {}))
+                    ledger, skel.stopped_early, dict(info or {}), skel.stopped_by)
 
 
 def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: int | None = None,
-       node_names: Sequence[str] | None = None, variant: str = "a", degenerate: str = "independent") -> PCResult:
+       node_names: Sequence[str] | None = None, variant: str = "a", degenerate: str = "independent",
+       max_tests: int | None = None) -> PCResult:
     """Non-private PC: the engine with the p-value decider (independent when p > α).
 
     Parameters
@@ -279,6 +314,7 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
         ``f(data, x, y, S) -> CIResult``.
     alpha : significance level; the edge is removed when p > alpha.
     max_order : largest conditioning-set size (None = no limit).
+    max_tests : cap on the CI decisions (None = no cap; see :func:`pc_skeleton`).
     node_names : names of the variables (default: the DataFrame's columns or
         "X1".."Xp").
     variant : Kendall's τ variant for ``ci_test="kendall"``.
@@ -310,7 +346,7 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
     alpha = check_probability(alpha, "alpha")
     tester = CITester(data, ci_test, variant=variant, degenerate=degenerate)
     names = node_names_of(data, node_names)
-    result = run_pc(names, PValueDecider(tester, alpha), max_order=max_order)
+    result = run_pc(names, PValueDecider(tester, alpha), max_order=max_order, max_tests=max_tests)
     test_name = ci_test if isinstance(ci_test, str) else getattr(ci_test, "__name__", "custom")
     return replace(result, info={"ci_test": test_name, "alpha": alpha, "n_computed": tester.n_computed,
                                  "degenerate": degenerate})

@@ -246,7 +246,8 @@ DIFFERENTIALLY_PRIVATE = False
 
 def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal["rcit", "kendall"] = "rcit",
         rng: RngLike, n_permutations: int = 100, lam: float = 1.0, max_order: int | None = None,
-        node_names: Sequence[str] | None = None, continuous: bool | Sequence[bool] | None = None) -> PCResult:
+        node_names: Sequence[str] | None = None, continuous: bool | Sequence[bool] | None = None,
+        max_tests: int | None = None) -> PCResult:
     """PCD (Zhang et al. 2023, Alg. 1) on numeric ``data``: a CPDAG and its ledger.
 
     Parameters
@@ -257,6 +258,7 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
     ci_test : "rcit" (KRR + HSIC, k = ``n_permutations``, λ = ``lam``) or
         "kendall" (conditional Kendall's τ baseline).
     rng : Generator or seed (permutations and Laplace noise).
+    max_order, max_tests : as in :func:`dpcd.discovery.pc.pc`.
     continuous : public declaration of the continuous columns (True: all,
         False: none, or one flag per column), required by "kendall" and
         ignored by RCIT: a test conditioning on a declared column is
@@ -289,7 +291,7 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
     test_rng, noise_rng = rng.spawn(2)
     tester = make_tester(data, ci_test, rng=test_rng, n_permutations=n_permutations, lam=lam)
     decider = PCDDecider(tester, epsilon=epsilon, alpha=alpha, rng=noise_rng, continuous=continuous)
-    result = run_pc(names, decider, max_order=max_order)
+    result = run_pc(names, decider, max_order=max_order, max_tests=max_tests)
     info = {"ci_test": ci_test, "alpha": alpha, "epsilon_per_test": epsilon, "n_noisy": decider.n_noisy,
             "n_direct": decider.n_direct, "n_computed": tester.n_computed,
             "continuous": [name for name, flag in zip(names, decider.continuous) if flag],

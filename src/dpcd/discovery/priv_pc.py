@@ -215,7 +215,7 @@ def plan(*, epsilon_per_test: float, delta: float, p: int, n: int, max_order: in
     n = check_int(n, "n", minimum=2)
     order = reference_max_order(n, p) if max_order is None else check_int(max_order, "max_order", minimum=0)
     return _examined_plan("priv_pc", worst_case_tests(p, order), epsilon_per_test, delta,
-                          "[WPS20] Thm 1 per examined test (sieve amplified by sub-sampling, BBG18 Thm 9; "
+                          "Wang, Pang & Song 2020, Thm. 1 per examined test (sieve amplified by sub-sampling, Balle, Barthe & Gaboardi 2018, Thm. 9; "
                           "Laplace examine), worst-case number of tests composed by the PLD accountant",
                           {"epsilon_per_test": epsilon_per_test, "max_order": order})
 
@@ -223,7 +223,8 @@ def plan(*, epsilon_per_test: float, delta: float, p: int, n: int, max_order: in
 def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha: float = 0.10,
             threshold_tweak: float = 0.02, subsample_size: int | None = None, rng: RngLike,
             max_order: int | None = None, node_names: Sequence[str] | None = None,
-            sensitivity: SensitivityMode = "proven") -> PCResult:
+            sensitivity: SensitivityMode = "proven",
+            max_tests: int | None = None) -> PCResult:
     """Priv-PC [WPS20, Alg. 2] on integer-coded ordinal data.
 
     Parameters
@@ -242,6 +243,8 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
     subsample_size : m; None = the optimal size of Sec. 3.2 (clipped to [n/20, n]).
     rng : Generator or seed.
     max_order : largest conditioning set; None = the authors' min(⌊log₂ n⌋ − 5, p − 2).
+    max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
+        (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     node_names : variable names (default: DataFrame columns or X1..Xp).
     sensitivity : "proven" or "reference" (see the module docstring; "reference"
         is the authors' calibration, not proven for conditional tests).
@@ -287,7 +290,8 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
     mechanism = SieveAndExamine(n=n, threshold=alpha, threshold_tweak=threshold_tweak, epsilon=epsilon,
                                 sensitivity=full_sensitivity, subsample_sensitivity=sub_sensitivity,
                                 subsample_size=subsample_size, rng=generator, ledger=ledger)
-    result = run_pc(names, SieveKendallDecider(query, mechanism), max_order=max_order, ledger=ledger)
+    result = run_pc(names, SieveKendallDecider(query, mechanism), max_order=max_order, ledger=ledger,
+                    max_tests=max_tests)
     mechanism.finish()
     info = {
         "algorithm": "priv_pc", "epsilon_per_test": epsilon, "delta": delta, "alpha": alpha,

@@ -262,7 +262,7 @@ def plan(*, epsilon_total: float, p: int, standardise: str = "private", scale_fr
     for mechanism, eps, sensitivity in _charges(p, epsilon_total, standardise, scale_fraction, clip_norm):
         ledger.charge(mechanism, epsilon=eps, kind="laplace", sensitivity=sensitivity, scale=sensitivity / eps)
     return PrivacyPlan("privpc_star", RELATION, epsilon_total, 0.0, PUBLIC,
-                       "Laplace mechanism (DR14 Thm. 3.6) on moments of records in the public box (paper 000 "
+                       "Laplace mechanism (Dwork & Roth 2014, Thm. 3.6) on moments of records in the public box (Xu, Yuan & Wu 2017, "
                        "Thm. 2 with a replace-one sensitivity), basic composition of the releases", "basic", ledger,
                        {"epsilon_total": epsilon_total, "standardise": standardise})
 
@@ -270,7 +270,8 @@ def plan(*, epsilon_total: float, p: int, standardise: str = "private", scale_fr
 def privpc_star(data, *, bounds, epsilon_total: float, alpha: float = 0.01, rng: RngLike,
                 max_order: int | None = None, node_names: Sequence[str] | None = None,
                 standardise: str = "private", scale_fraction: float = 0.1, min_eigenvalue: float = 1e-3,
-                clip_norm: float | None = None) -> PCResult:
+                clip_norm: float | None = None,
+                max_tests: int | None = None) -> PCResult:
     """PrivPC* (paper 000, Sec. V): PC with Fisher-z tests on Laplace-noised moments.
 
     Parameters
@@ -283,6 +284,8 @@ def privpc_star(data, *, bounds, epsilon_total: float, alpha: float = 0.01, rng:
     alpha : significance level τ; an edge is removed when p > α.
     rng : numpy Generator or integer seed.
     max_order, node_names : as in :func:`dpcd.discovery.pc.pc`.
+    max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
+        (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     standardise : "private" (default): standardise with privately released
         column means and standard deviations (``scale_fraction`` of ε), as the
         paper standardises, then clip records to norm C; "bounds": use the
@@ -322,6 +325,6 @@ def privpc_star(data, *, bounds, epsilon_total: float, alpha: float = 0.01, rng:
     for mechanism, eps, sensitivity in facts.pop("charges"):
         ledger.charge(mechanism, epsilon=eps, kind="laplace", sensitivity=sensitivity, scale=sensitivity / eps)
     decider = CorrelationMatrixDecider(corr, n, alpha)
-    result = run_pc(names, decider, max_order=max_order, ledger=ledger)
+    result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "privpc_star", "epsilon_total": epsilon, "alpha": alpha,
                                  "standardise": standardise, **facts, "correlation": corr})

@@ -169,15 +169,16 @@ def plan(*, sigma: float, sampling_rate: float, delta: float, p: int, n: int,
                   delta=accountant_delta / rounds, count=rounds)
     epsilon = privacy_totals(ledger, accountant_delta)["epsilon_tight"]
     return PrivacyPlan("subsampled_gaussian_pc", RELATION, epsilon, delta, PUBLIC,
-                       "Poisson-sub-sampled Gaussian per test (ACGMMTZ16; MTZ19), worst-case test count composed "
-                       "by the PLD accountant (DGKKM22)", "tight", ledger,
+                       "Poisson-sub-sampled Gaussian per test (Abadi et al. 2016; Mironov, Talwar & Zhang 2019), worst-case test count composed "
+                       "by the PLD accountant (Doroshenko et al. 2022)", "tight", ledger,
                        {"sigma": sigma, "sampling_rate": sampling_rate, "rounds": rounds})
 
 
 def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, delta: float = 1e-3,
                            alpha: float = 0.10, rng: RngLike, max_order: int | None = None,
                            node_names: Sequence[str] | None = None,
-                           sensitivity: SensitivityMode = "proven") -> PCResult:
+                           sensitivity: SensitivityMode = "proven",
+                           max_tests: int | None = None) -> PCResult:
     """PC with a Poisson-sub-sampled Gaussian mechanism on every CI test (see the module docstring).
 
     Parameters
@@ -191,6 +192,8 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
     alpha : threshold on the one-sided p-value (edge removed when the noisy p-value exceeds α).
     rng : Generator or seed (sub-samples and noise).
     max_order : largest conditioning set; None = the authors' min(⌊log₂ n⌋ − 5, p − 2).
+    max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
+        (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     node_names : variable names (default: DataFrame columns or X1..Xp).
     sensitivity : "proven" or "reference" (see :mod:`dpcd.discovery.priv_pc`).
 
@@ -232,7 +235,7 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
     decider = SubsampledGaussianDecider(query, sampling_rate=sampling_rate, noise_sd=sigma * p_sensitivity,
                                         alpha=alpha, rng=generator, ledger=ledger, noise_multiplier=sigma,
                                         step_delta=step_delta, step_epsilon=step_epsilon)
-    result = run_pc(names, decider, max_order=max_order, ledger=ledger)
+    result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     sizes = np.asarray(decider.subsample_sizes)
     info = {
         "algorithm": "subsampled_gaussian_pc", "sigma": sigma, "sampling_rate": sampling_rate, "delta": delta,

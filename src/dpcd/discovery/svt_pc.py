@@ -109,16 +109,17 @@ def plan(*, epsilon_per_edge: float, delta: float, p: int) -> PrivacyPlan:
     ledger.charge("above_threshold", epsilon=epsilon_per_edge, count=rounds, kind="pure")
     totals = privacy_totals(ledger, delta)
     return PrivacyPlan("svt_pc", RELATION, totals["epsilon_tight"], delta, PUBLIC,
-                       "AboveThreshold per removed edge (DR14 Thm 3.23), at most p(p-1)/2 + 1 runs, PLD accountant",
+                       "AboveThreshold per removed edge (Dwork & Roth 2014, Thm 3.23), at most p(p-1)/2 + 1 runs, PLD accountant",
                        "tight", ledger, {"epsilon_per_edge": epsilon_per_edge, "rounds": rounds})
 
 
 def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-3, alpha: float = 0.10, rng: RngLike,
            max_order: int | None = None, node_names: Sequence[str] | None = None,
-           sensitivity: SensitivityMode = "proven") -> PCResult:
+           sensitivity: SensitivityMode = "proven",
+           max_tests: int | None = None) -> PCResult:
     """SVT-PC: PC with one AboveThreshold run per removed edge, ε each.
 
-    Parameters as in :func:`dpcd.discovery.priv_pc.priv_pc`, except
+    Parameters as in :func:`dpcd.discovery.priv_pc.priv_pc` (``max_tests`` included), except
     ``epsilon_per_edge``: the privacy parameter of one AboveThreshold run,
     charged once per removed edge and once for the last open run. Returns a
     :class:`PCResult` with a replace-one ledger (totals:
@@ -140,7 +141,7 @@ def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-3, alpha:
     sens = one_sided_kendall_pvalue_sensitivity(n, query.levels, min(max_order, p - 2), mode=sensitivity)
     ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
     decider = SparseVectorDecider(query, threshold=alpha, epsilon=epsilon, sensitivity=sens, rng=rng, ledger=ledger)
-    result = run_pc(names, decider, max_order=max_order, ledger=ledger)
+    result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     decider.finish()
     info = {
         "algorithm": "svt_pc", "epsilon_per_edge": epsilon, "delta": delta, "alpha": alpha, "n": n,

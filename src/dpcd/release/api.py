@@ -71,7 +71,6 @@ from ..registry import (
     Calibration,
     PlanRefused,
     calibrate,
-    choose_algorithm,
     release_refusal,
     resolve_algorithm,
 )
@@ -84,7 +83,16 @@ from ..validation import (
     check_int,
     check_probability,
 )
-from .preparation import MAX_LEVELS, choose_kind, load_schema, run_algorithm, view_for
+from .preparation import (
+    MAX_LEVELS,
+    Limits,
+    auto_algorithm,
+    choose_kind,
+    default_limits,
+    load_schema,
+    run_algorithm,
+    view_for,
+)
 from .tables import encode_table, read_table
 from .writers import jsonable, write_outputs
 
@@ -105,10 +113,11 @@ MIN_ROWS = 100
 DATA_PREPARATION = (
     "Checked before the release, on the file's structure only; the holder fixes the file and runs again: "
     "the file must be a CSV whose first line is a header of unique, non-empty names; its columns must be exactly "
-    "the schema's; under replace-one its number of rows (public: every line after the header is one row) must "
-    f"equal the schema's n when one is declared and be at least {MIN_ROWS}. Values are never checked: values "
-    "outside the schema follow its rules, and a malformed line (wrong number of fields, a quote left open, a blank "
-    "line, bytes that are not UTF-8) is read on its own, as a row of missing values or padded with them."
+    "the schema's; under replace-one its number of rows (public: every non-blank line after the header is one row; "
+    f"a blank line is layout, not a record) must equal the schema's n when one is declared and be at least "
+    f"{MIN_ROWS}. Values are never checked: values outside the schema follow its rules, and a malformed line (wrong "
+    "number of fields, a quote left open, bytes that are not UTF-8) is read on its own, as a row of missing values "
+    "or padded with them."
 )
 
 
@@ -153,16 +162,25 @@ NOISE_SOURCES = {
 
 def privacy_report(spec: AlgorithmSpec, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
                    requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
-                   noise: str = "entropy") -> dict[str, Any]:
-    """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public."""
+                   noise: str = "entropy", limits: Limits | None = None) -> dict[str, Any]:
+    """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public.
+
+    ``limits`` (the run's search caps, from public inputs) are listed among the
+    algorithm's public parameters with the reason for their values.
+    """
     target = as_relation(calibration.relation)
     parameters = {**dict(spec.extra), **dict(calibration.kwargs)}
     if spec.alpha_arg is not None:
         parameters[spec.alpha_arg] = alpha
+    if limits is not None and limits.max_tests is not None:
+        parameters["max_order"] = limits.max_order
+        parameters["max_tests"] = limits.max_tests
     public: dict[str, Any] = {
         "schema": {"sha256": schema.sha256, "columns": schema.describe()},
         "algorithm": {"name": spec.name, "auto_selected": auto, "parameters": parameters},
     }
+    if limits is not None:
+        public["algorithm"]["limits"] = limits.why
     if any(c.source is not None for c in view.columns):
         public["schema"]["coding"] = (f"numeric columns as {schema.bins} equal-width bins of their bounds"
                                       if spec.data == "categorical" else
@@ -226,12 +244,18 @@ def _progress(enabled: bool | None, total: int):
     except ImportError:  # pragma: no cover - tqdm is a dependency
         return None
     disable = (not sys.stderr.isatty()) if enabled is None else not enabled
-    return tqdm(total=total, desc="dpcd discover", unit="step", disable=disable, leave=False)
+    return tqdm(total=total, desc="dpcd discover", unit="step", disable=disable, leave=False,
+                bar_format="{desc} [{n_fmt}/{total_fmt} steps, {elapsed} elapsed, about {remaining} left]")
 
 
-def _step(bar: Any, text: str) -> None:
+def _begin(bar: Any, text: str) -> None:
+    """Show the step now running (the bar counts finished steps, with elapsed time and an estimate of the rest)."""
     if bar is not None:
-        bar.set_postfix_str(text)
+        bar.set_description_str(f"dpcd discover: {text}")
+
+
+def _done(bar: Any) -> None:
+    if bar is not None:
         bar.update(1)
 
 
@@ -240,10 +264,18 @@ FORECAST_SEED = 0
 nothing; drawing it from the release's generator would publish a function of that generator's state (the noise)."""
 
 
+FORECAST_TIME_BUDGET = 20.0
+"""Seconds the report's forecast may spend on its synthetic runs (at least one runs; the page says how many)."""
+
+
 def _forecast(schema: Schema, spec: AlgorithmSpec, n: int | None, epsilon: float, delta: float, target: Relation,
-              alpha: float, max_order: int | None, repetitions: int,
+              alpha: float, limits: Limits, repetitions: int,
               registry: Mapping[str, AlgorithmSpec]) -> tuple[Any, str]:
-    """The forecast for report.html: public inputs only (schema, public n, budget), seeded with :data:`FORECAST_SEED`."""
+    """The forecast for report.html: the released algorithm on public inputs only, seeded with :data:`FORECAST_SEED`.
+
+    Only the released algorithm runs (``dpcd plan`` compares them all), with
+    the release's own caps, for at most :data:`FORECAST_TIME_BUDGET` seconds.
+    """
     if repetitions == 0:
         return None, "No forecast was requested (forecast_repetitions = 0); run `dpcd plan` for one."
     if n is None:
@@ -251,12 +283,11 @@ def _forecast(schema: Schema, spec: AlgorithmSpec, n: int | None, epsilon: float
                       "`dpcd plan --n GUESS` with a public guess of n.")
     from ..plan import plan
 
-    others = [name for name in ("em_pc", "lapmech", "priv_pc", "privpc_star") if name in registry and name != spec.name]
-    forecast = plan(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name, *others],
-                    relation=target.name, alpha=alpha, max_order=max_order, repetitions=repetitions,
-                    rng=FORECAST_SEED, registry=registry)
-    table = forecast.table[(forecast.table["algorithm"] == spec.name) | (forecast.table["status"] == "ok")]
-    return table, forecast.statement + " The first row is the released algorithm."
+    forecast = plan(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name], relation=target.name,
+                    alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=repetitions,
+                    rng=FORECAST_SEED, registry=registry, time_budget=FORECAST_TIME_BUDGET)
+    return forecast.table, (forecast.statement + " Only the released algorithm was forecast, with the release's own "
+                            "caps; `dpcd plan` compares every algorithm.")
 
 
 def discover(
@@ -271,12 +302,14 @@ def discover(
     rng: RngLike = None,
     out: str | os.PathLike[str] | None = None,
     max_order: int | None = None,
+    max_tests: int | None = None,
     overwrite: bool = False,
     draw: bool = True,
     progress: bool | None = None,
     registry: Mapping[str, AlgorithmSpec] | None = None,
     min_rows: int = MIN_ROWS,
-    forecast_repetitions: int = 5,
+    forecast_repetitions: int = 3,
+    delimiter: str = ",",
 ) -> DiscoveryResult:
     """Release a causal graph of ``data`` under a public ``schema`` and a total (ε, δ).
 
@@ -301,16 +334,24 @@ def discover(
         (``privacy.json`` says which of the two was used, never the seed).
     out : folder for the outputs (:mod:`dpcd.release.writers`); None writes nothing.
     max_order : largest conditioning-set size (bounds the test count of
-        per-test algorithms, hence their noise).
+        per-test algorithms, hence their noise). None: a default from public
+        inputs (p, n where public, the domains;
+        :func:`dpcd.release.preparation.default_limits`), stated in
+        ``privacy.json``.
+    max_tests : cap on the run's CI decisions; None: a default from p that
+        bounds the run time whatever the noise (an order starts only if it
+        cannot exceed the cap), stated in ``privacy.json``.
     overwrite : replace a non-empty ``out``.
     draw : also write graph.png/graph.svg.
     progress : show a progress bar (default: when stderr is a terminal).
     registry : algorithm registry (default :data:`dpcd.registry.ALGORITHMS`).
     min_rows : fewest rows accepted under replace-one.
-    forecast_repetitions : synthetic runs of the :func:`dpcd.plan.plan`
-        forecast shown on ``report.html`` at the released budget (0: none).
-        It reads only public inputs; under add/remove, where n is protected,
-        no forecast is made.
+    forecast_repetitions : most synthetic runs of the released algorithm in
+        the :func:`dpcd.plan.plan` forecast shown on ``report.html`` at the
+        released budget (0: none; as many as fit in
+        :data:`FORECAST_TIME_BUDGET` seconds). It reads only public inputs;
+        under add/remove, where n is protected, no forecast is made.
+    delimiter : the CSV's field separator (a format fact, public).
 
     Privacy
     -------
@@ -335,6 +376,8 @@ def discover(
     alpha = check_probability(alpha, "alpha")
     if max_order is not None:
         max_order = check_int(max_order, "max_order", minimum=0)
+    if max_tests is not None:
+        max_tests = check_int(max_tests, "max_tests", minimum=1)
     min_rows = check_int(min_rows, "min_rows", minimum=2)
     forecast_repetitions = check_int(forecast_repetitions, "forecast_repetitions", minimum=0)
     target = as_relation(relation)
@@ -350,53 +393,64 @@ def discover(
         raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
                           "or use relation='replace'")
     auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
-    spec = choose_algorithm(choose_kind(declared), target, registry) if auto else \
+    spec = auto_algorithm(declared, target, registry) if auto else \
         resolve_algorithm(algorithm, registry)
     refusal = release_refusal(spec)
     if refusal is not None:  # decided by the registry entry alone, before any data are read
         raise ValueError(refusal)
     view = view_for(declared, spec)
 
-    def plan(n: int | None) -> Calibration:
+    def calibrated(n: int | None) -> tuple[Limits, Calibration]:
         if target.n_public:
             if n < min_rows:
                 raise DataPreparationError(f"the data has {n} rows; at least {min_rows} are needed")
             if delta >= 1.0 / n:
                 raise ValueError(f"delta must be below 1/n = {1.0 / n:.3g} for n = {n} rows, got {delta}")
+        limits = default_limits(view, spec, n, max_order=max_order, max_tests=max_tests)
         try:
-            return calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
-                             max_order=max_order)
+            return limits, calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
+                                     max_order=limits.max_order)
         except PlanRefused as error:
             raise ValueError(str(error)) from None
 
-    bar = _progress(progress, 4 if out is not None else 3)
+    bar = _progress(progress, 6 if out is not None else 4)
     try:
-        calibration = plan(declared.n) if (declared.n is not None or not target.n_public) else None
-        frame = read_table(data)
+        _begin(bar, "reading the table")
+        known = declared.n is not None or not target.n_public
+        limits, calibration = calibrated(declared.n) if known else (None, None)
+        frame = read_table(data, delimiter=delimiter)
         n = len(frame) if target.n_public else None
         if target.n_public and declared.n is not None and n != declared.n:
             raise DataPreparationError(f"the data has {n} rows but the schema declares n = {declared.n}")
+        _done(bar)
+        _begin(bar, f"calibrating {spec.label}")
         if calibration is None:
-            calibration = plan(n)
-        _step(bar, f"{spec.label}: calibrated")
+            limits, calibration = calibrated(n)
+        _done(bar)
+        _begin(bar, "encoding by the schema")
         encoded = encode_table(frame, view)
-        _step(bar, "encoded")
-        result = run_algorithm(spec, encoded, view, calibration, alpha=alpha, rng=generator)
-        _step(bar, f"{spec.label}: graph found")
+        _done(bar)
+        _begin(bar, f"running {spec.label}" + (f" (at most {limits.max_tests} CI decisions)" if limits.max_tests else ""))
+        result = run_algorithm(spec, encoded, view, calibration, alpha=alpha, rng=generator,
+                               max_tests=limits.max_tests)
         graph, graph_type = _graph_of(result)
         privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
                                  requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
-                                 noise="entropy" if rng is None else "caller")
+                                 noise="entropy" if rng is None else "caller", limits=limits)
+        _done(bar)
         files: dict[str, Path] = {}
         if out is not None:
             eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
             title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
-            forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, max_order,
+            _begin(bar, f"forecast on synthetic data (at most {FORECAST_TIME_BUDGET:g} s)")
+            forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, limits,
                                        forecast_repetitions, registry)
+            _done(bar)
+            _begin(bar, f"writing {os.fspath(out)}")
             files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
                                   title=title, overwrite=overwrite, draw=draw, forecast=forecast,
                                   forecast_note=note)
-            _step(bar, "written")
+            _done(bar)
     finally:
         if bar is not None:
             bar.close()

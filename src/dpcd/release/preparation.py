@@ -6,20 +6,103 @@ data).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from ..registry import AlgorithmSpec, Calibration
+from ..privacy.relation import Relation
+from ..registry import DEFAULT_PLAN_MAX_ORDER, AlgorithmSpec, AlgorithmUnavailable, Calibration, choose_algorithm
 from ..schema import Schema, SchemaError
-from ..validation import RngLike, as_rng
+from ..validation import RngLike, as_rng, check_int
 
-__all__ = ["MAX_LEVELS", "load_schema", "choose_kind", "view_for", "run_algorithm"]
+__all__ = ["MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "Limits", "default_limits",
+           "load_schema", "choose_kind", "auto_algorithm", "view_for", "run_algorithm"]
 
 MAX_LEVELS = 20
 """Most categories a column may have in a categorical algorithm (a schema rule: tables grow as their product)."""
+ROWS_PER_CELL = 5
+"""Default conditioning-order cap of categorical algorithms: a test's table must have this many rows per cell on
+average, for columns of the schema's typical (geometric-mean) number of categories."""
+TESTS_PER_PAIR = 100
+"""Default cap on a run's CI decisions: this many per pair of columns, p(p − 1)/2 · TESTS_PER_PAIR in all."""
+FALLBACK_MAX_ORDER = 3
+"""Default conditioning-order cap where n cannot be used (add/remove) or the tests have no cells (numeric)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The caps on a run's search, from public inputs only, and why (for ``privacy.json``)."""
+
+    max_order: int | None
+    max_tests: int | None
+    why: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"max_order": self.max_order, "max_tests": self.max_tests, "why": self.why}
+
+
+def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_order: int | None = None,
+                   max_tests: int | None = None) -> Limits:
+    """The conditioning-order cap and test cap of a run, chosen from public inputs (p, n where public, domains).
+
+    * ``max_order`` (when not given): for categorical algorithms the largest
+      order k whose test tables still hold :data:`ROWS_PER_CELL` rows per cell
+      on average, n / L^(k+2) ≥ ROWS_PER_CELL with L the geometric mean of the
+      columns' numbers of categories (a test on sparser tables has no power, and
+      less under noise); :data:`FALLBACK_MAX_ORDER` where n is protected or the
+      view is numeric; at most :data:`dpcd.registry.DEFAULT_PLAN_MAX_ORDER` for
+      algorithms that pay per round (their noise grows with the number of
+      rounds the order allows); never above p − 2.
+    * ``max_tests`` (when not given): :data:`TESTS_PER_PAIR` decisions per pair
+      of columns. An order starts only when it cannot take the run past the
+      cap (:func:`dpcd.discovery.pc.pc_skeleton`), so a run's time is bounded
+      whatever its noise; the cap reads only the run's earlier private
+      decisions, so it costs no budget. Algorithms outside the PC engine
+      (score-based) take neither cap.
+
+    >>> from dpcd.schema import Schema
+    >>> from dpcd.registry import ALGORITHMS
+    >>> limits = default_limits(Schema.categorical([2] * 8), ALGORITHMS["em_pc"], 100_000)
+    >>> limits.max_order, limits.max_tests
+    (6, 2800)
+    >>> default_limits(Schema.categorical([5] * 30), ALGORITHMS["em_pc"], 10_000).max_order
+    2
+    """
+    p = len(view)
+    if not spec.takes_max_order:
+        return Limits(None, None, f"{spec.label} does not run the PC search: no order or test cap applies")
+    reasons = []
+    if max_order is None:
+        if spec.data == "categorical" and n is not None:
+            mean_levels = max(2.0, float(np.exp(np.mean(np.log(np.maximum(view.levels, 1))))))
+            max_order = max(0, math.floor(math.log(max(n / ROWS_PER_CELL, 1.0)) / math.log(mean_levels) + 1e-9) - 2)
+            reasons.append(f"max_order {{k}}: the largest order whose tables keep {ROWS_PER_CELL} rows per cell on "
+                           f"average (n = {n}, {mean_levels:.3g} categories per column on average)")
+        else:
+            max_order = FALLBACK_MAX_ORDER
+            reasons.append(f"max_order {{k}}: the default where {'n is protected' if n is None else 'tests have no cells'}")
+        if spec.budget != "total" and max_order > DEFAULT_PLAN_MAX_ORDER:
+            max_order = DEFAULT_PLAN_MAX_ORDER
+            reasons[-1] = ("max_order {k}: the default of algorithms that pay per round (their noise grows with "
+                           "the rounds an order allows)")
+        max_order = min(max_order, p - 2)
+        reasons[-1] = reasons[-1].format(k=max_order)
+    else:
+        max_order = check_int(max_order, "max_order", minimum=0)
+        reasons.append(f"max_order {max_order}: as requested")
+    if max_tests is None:
+        max_tests = TESTS_PER_PAIR * p * (p - 1) // 2
+        reasons.append(f"max_tests {max_tests}: {TESTS_PER_PAIR} CI decisions per pair of columns; an order starts "
+                       "only if it cannot exceed the cap, so the run time is bounded whatever the noise")
+    else:
+        max_tests = check_int(max_tests, "max_tests", minimum=1)
+        reasons.append(f"max_tests {max_tests}: as requested")
+    return Limits(max_order, max_tests, "; ".join(reasons) + " (public inputs only)")
 
 
 def load_schema(schema: Schema | Mapping[str, Any] | str | os.PathLike[str]) -> Schema:
@@ -58,6 +141,26 @@ def choose_kind(schema: Schema) -> str:
     return "categorical"
 
 
+def auto_algorithm(schema: Schema, relation: str | Relation, registry: Mapping[str, AlgorithmSpec]) -> AlgorithmSpec:
+    """``algorithm="auto"`` from the schema and the relation alone: :func:`choose_kind`, then the registry's pick.
+
+    When no numeric algorithm serves the relation (add/remove: PrivPC*'s proof
+    needs n public), a categorical one runs on the schema's binned view
+    (numeric columns as ``bins`` equal-width bins of their public bounds).
+
+    >>> from dpcd.registry import ALGORITHMS
+    >>> auto_algorithm(Schema.numeric([(0, 1), (0, 1)]), "add/remove", ALGORITHMS).name
+    'em_pc'
+    """
+    kind = choose_kind(schema)
+    try:
+        return choose_algorithm(kind, relation, registry)
+    except AlgorithmUnavailable:
+        if kind == "categorical":
+            raise
+        return choose_algorithm("categorical", relation, registry)
+
+
 def view_for(schema: Schema, spec: AlgorithmSpec) -> Schema:
     """The schema as ``spec`` reads it: binned numeric columns for categorical algorithms, coded ordinal and
     two-category columns for numeric ones; refused when too narrow or too wide (public rules only)."""
@@ -73,9 +176,11 @@ def view_for(schema: Schema, spec: AlgorithmSpec) -> Schema:
 
 
 def run_algorithm(spec: AlgorithmSpec, data: pd.DataFrame, view: Schema, calibration: Calibration, *,
-                  alpha: float, rng: RngLike) -> Any:
+                  alpha: float, rng: RngLike, max_tests: int | None = None) -> Any:
     """Run ``spec`` on encoded ``data`` with its public domains from ``view`` and the calibrated parameters."""
     kwargs = {**dict(spec.extra), **calibration.kwargs, spec.domain_arg: view}
+    if max_tests is not None and spec.takes_max_order:
+        kwargs["max_tests"] = max_tests
     if spec.alpha_arg is not None:
         kwargs[spec.alpha_arg] = alpha
     return spec.load()(data, rng=as_rng(rng), **kwargs)

@@ -37,28 +37,34 @@ from ..schema import DataPreparationError, Schema
 __all__ = ["read_table", "encode_table"]
 
 
-def read_table(data: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
+def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",") -> pd.DataFrame:
     r"""The table as text cells (a DataFrame is copied; a CSV needs a header row of unique, non-empty names).
 
-    A CSV is read **one line per record**: every line after the header is one
-    row, parsed on its own, so that no record's content can change how
-    another is read or how many rows there are (a quoted field cannot span
-    lines). Lines end at ``\n`` (a ``\r`` before it is dropped); bytes that
-    are not UTF-8 become replacement characters; leading spaces of a field are
-    skipped and only empty cells are missing (``NA`` and similar stay text,
-    which the schema then treats as a label or an unparseable number). A line
-    with fewer fields than the header is padded with missing cells, a line
-    with more fields (or one the csv module cannot parse) is a row of missing
-    values, and a blank line is a row of missing values — each a rule on that
-    line alone. A quote left open ends with its line. Only the header can stop
-    the release (a structure error: data preparation).
+    A CSV is read **one line per record**: every non-blank line after the
+    header is one row, parsed on its own, so that no record's content can
+    change how another is read or how many rows there are (a quoted field
+    cannot span lines). Lines end at ``\n`` (a ``\r`` before it is dropped);
+    bytes that are not UTF-8 become replacement characters; leading spaces of
+    a field are skipped and only empty cells are missing (``NA`` and similar
+    stay text, which the schema then treats as a label or an unparseable
+    number). A line with fewer fields than the header is padded with missing
+    cells, a line with more fields (or one the csv module cannot parse) is a
+    row of missing values — each a rule on that line alone. A quote left open
+    ends with its line. A blank line (nothing but spaces) is **not a record**:
+    a record of two or more columns always has a separator, so a blank line is
+    layout (a trailing empty line, say), and ``frame.attrs["blank_lines"]``
+    counts them for the holder (``dpcd schema --check``). Only the header can
+    stop the release (a structure error: data preparation), and a header of
+    one column that holds ``;`` or a tab is reported as the wrong separator.
+    ``delimiter`` is the field separator (public: part of the file's format).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = Path(folder) / "t.csv"
-    ...     _ = path.write_text('a,b\n1,"x\n2,3,4\n\n5,y\n')
-    ...     read_table(path).values.tolist()
-    [['1', 'x'], [nan, nan], [nan, nan], ['5', 'y']]
+    ...     _ = path.write_text('a,b\n1,"x\n2,3,4\n\n5,y\n\n')
+    ...     table = read_table(path)
+    ...     table.values.tolist(), table.attrs["blank_lines"]
+    ([['1', 'x'], [nan, nan], ['5', 'y']], 2)
     """
     if isinstance(data, pd.DataFrame):
         frame = data.copy()
@@ -68,15 +74,26 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
         return frame
     if not isinstance(data, (str, os.PathLike)):
         raise TypeError(f"data must be a path to a CSV file or a DataFrame, got {type(data).__name__}")
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\r\n\"":
+        raise ValueError(f"delimiter must be one character other than a quote or a line break, got {delimiter!r}")
     file = Path(data)
     if not file.is_file():
         raise FileNotFoundError(f"data file {os.fspath(data)!r} does not exist")
     lines = _lines(file)
     if not lines or not lines[0].strip():
         raise DataPreparationError(f"data file {os.fspath(data)!r} is empty or has no header row")
-    fields = _fields(lines[0])
+    fields = _fields(lines[0], delimiter)
     if fields is None:
         raise DataPreparationError(f"data file {os.fspath(data)!r} has a header row the csv module cannot read")
+    if len(fields) == 1:
+        other = next((sep for sep in (";", "\t", ",", "|") if sep != delimiter and sep in fields[0]), None)
+        if other is not None:
+            shown = "a tab" if other == "\t" else repr(other)
+            raise DataPreparationError(
+                f"data file {os.fspath(data)!r} has a header of one column, {fields[0][:60]!r}, that holds {shown}: "
+                f"its fields look separated by {shown}, not {delimiter!r}; pass --delimiter "
+                f"{repr(other) if other != chr(9) else 'tab'} (Python: read_table(..., delimiter=...)) or save "
+                "the file with commas")
     header = [h.strip() for h in fields]
     if any(not h for h in header):
         raise DataPreparationError(f"data file {os.fspath(data)!r} has a column without a name in its header row")
@@ -86,14 +103,20 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
     width = len(header)
     missing = [math.nan] * width
     rows = []
+    blank = 0
     for line in lines[1:]:
-        cells = _fields(line)
+        if not line.strip():
+            blank += 1
+            continue
+        cells = _fields(line, delimiter)
         if cells is None or len(cells) > width:
             rows.append(missing)
             continue
         row = [cell if cell != "" else math.nan for cell in cells]
         rows.append(row + missing[len(row):])
-    return pd.DataFrame(rows, columns=header, dtype=object)
+    frame = pd.DataFrame(rows, columns=header, dtype=object)
+    frame.attrs["blank_lines"] = blank
+    return frame
 
 
 def _lines(file: Path) -> list[str]:
@@ -107,10 +130,10 @@ def _lines(file: Path) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def _fields(line: str) -> list[str] | None:
+def _fields(line: str, delimiter: str = ",") -> list[str] | None:
     """One line's fields (csv rules within the line, leading spaces skipped), or None when it cannot be parsed."""
     try:
-        return next(csv.reader([line], skipinitialspace=True), [])
+        return next(csv.reader([line], delimiter=delimiter, skipinitialspace=True), [])
     except csv.Error:
         return None
 
