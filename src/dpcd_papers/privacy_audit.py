@@ -18,10 +18,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from dpcd import audit
 from dpcd.validation import RngLike, as_rng
 
-__all__ = ["GROUPS", "build_cases", "case_names", "audit_cell"]
+__all__ = ["GROUPS", "build_cases", "case_names", "audit_cell", "bound_figure"]
 
 GROUPS = ("mechanism", "algorithm", "discover")
 """Mechanisms (vectorised or per-run), private discovery algorithms and ANM scores, and ``discover`` as a black box."""
@@ -102,3 +105,38 @@ def audit_cell(*, group: str, case: str, request_epsilon: float, request_delta: 
     result = audit.run_case(built, n_runs=n_runs, rng=run_rng, confidence=level)
     return {**result.to_row(), "expected": "violation" if built.expect_violation else "no violation",
             "note": built.note, "seconds": time.perf_counter() - started}
+
+
+def bound_figure(frame: pd.DataFrame, title: str):
+    """Bars of the audited lower bound on ε, one per case, with the claimed ε as a black tick.
+
+    ``frame`` has columns ``name``, ``claimed_epsilon``, ``epsilon_lower`` and
+    ``violation`` (rows of :func:`audit_cell` or the notebook's ``summary.csv``).
+    A bar is red where the claim is refuted (the bound exceeds it), blue where
+    it holds; an infinite bound has no bar. The legend sits under the axes, so
+    it never covers a bar or a tick. Returns the matplotlib figure.
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> fig = bound_figure(pd.DataFrame({"name": ["a", "b"], "claimed_epsilon": [1.0, 1.0],
+    ...                                  "epsilon_lower": [0.9, 3.0], "violation": [False, True]}), "t")
+    >>> [t.get_text() for t in fig.legends[0].get_texts()]
+    ['claimed ε', 'lower bound, claim holds', 'lower bound, claim refuted']
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    holds, refuted = "#2e86c1", "#c0392b"
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(frame) + 1.7), layout="constrained")
+    y = np.arange(len(frame))
+    colours = [refuted if v else holds for v in frame["violation"]]
+    ax.barh(y, frame["epsilon_lower"].replace(np.inf, np.nan), color=colours)
+    tick = ax.scatter(frame["claimed_epsilon"], y, marker="|", s=400, color="black", zorder=3)
+    ax.set_yticks(y, frame["name"])
+    ax.invert_yaxis()
+    ax.set_xlabel("ε (bar: 95 % audited lower bound)")
+    ax.set_title(title)
+    fig.legend([tick, Patch(color=holds), Patch(color=refuted)],
+               ["claimed ε", "lower bound, claim holds", "lower bound, claim refuted"],
+               loc="outside lower center", ncol=3, frameon=False)
+    return fig
