@@ -1,4 +1,5 @@
-"""``dpcd.teaching`` checks and ``notebooks/tutorial.ipynb`` under papermill (answer key for two students)."""
+"""``dpcd.teaching`` checks, ``notebooks/tutorial.ipynb`` under papermill (answer key for two students) and the
+grading of submitted copies (``python -m dpcd_papers grade``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pytest
 from dpcd import teaching
 from dpcd.audit import run_case
 from dpcd.datasets import load_bnlearn
+from dpcd_papers.cli import main
+from dpcd_papers.grading import COLUMNS, NO_CHECKS, NOTEBOOK_FAILED, find_submissions, grade_rows
 from dpcd_papers.runner import reproduce
 
 NOTEBOOKS_DIR = Path(__file__).resolve().parents[1] / "notebooks"
@@ -149,6 +152,14 @@ def test_no_check_is_given_a_literal_number():
                     assert not literal or isinstance(keyword.value.value, bool), (index, keyword.arg)
 
 
+def test_grade_rows_and_submission_folder(tmp_path):
+    with pytest.raises(ValueError, match="submissions .* holds no .ipynb"):
+        find_submissions(tmp_path)
+    assert list(grade_rows("x", None).columns) == COLUMNS
+    assert main(["grade", str(tmp_path / "missing"), "--out", str(tmp_path / "graded")]) == 2
+    assert not (tmp_path / "graded").exists()
+
+
 def _outputs(cell) -> str:
     parts = []
     for output in cell.get("outputs", []):
@@ -192,3 +203,59 @@ def test_answer_key_differs_between_students_and_no_other_output_gives_it_away(t
     same = {exercise: pair for exercise, pair in differing.items() if pair[0] == pair[1]}
     # ci_decision has two possible answers and histogram_sensitivity a handful: for these two students they differ
     assert not same, f"exercises with the same answer for students 17 and 42: {same}"
+
+
+def _submission(folder: Path, student: str, seed: int, replacements: dict[str, str]) -> None:
+    notebook = nbformat.read(TUTORIAL, as_version=4)
+    replacements = {"student_seed = 0": f"student_seed = {seed}", **replacements}
+    for old, new in replacements.items():
+        hits = 0
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and old in cell.source:
+                cell.source = cell.source.replace(old, new)
+                hits += 1
+        assert hits, f"{old!r} not in the tutorial"
+    nbformat.write(notebook, folder / f"{student}.ipynb")
+
+
+def _tiny(folder: Path, student: str, body: str) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
+    notebook.cells = [nbformat.v4.new_code_cell("student_seed = 5\nout_dir = '.'", metadata={"tags": ["parameters"]}),
+                      nbformat.v4.new_code_cell(body)]
+    nbformat.write(notebook, folder / f"{student}.ipynb")
+
+
+@pytest.mark.notebook
+@pytest.mark.slow
+def test_grading_reports_every_student(tmp_path, capsys):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    work = {"if solutions:": "if True:  # the student's own work"}  # every answer filled in, right
+    _submission(submissions, "alice", 17, work)
+    wrong = {**work, 'scale = teaching.solve("laplace_scale", sensitivity=sensitivity, epsilon=epsilon_2)':
+             "scale = 1000.0"}
+    _submission(submissions, "bob", 42, wrong)
+    _submission(submissions, "carol", 17, {"answer = None  # your p-value": "answer = '0.01'  # your p-value"})
+    _tiny(submissions, "dave", "raise RuntimeError('my notebook is broken')")
+    _tiny(submissions, "erin", "x = 1  # not the tutorial")
+    graded = tmp_path / "new" / "graded"  # the recipe creates its folders
+    assert main(["grade", str(submissions), "--out", str(graded), "--profile", "smoke"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    grades = pd.read_csv(graded / "grades.csv")
+    assert list(grades.columns) == COLUMNS
+    assert sorted(set(grades["student"])) == ["alice", "bob", "carol", "dave", "erin"]
+    by = {student: part.set_index("exercise") for student, part in grades.groupby("student")}
+    for student in ("alice", "bob", "carol"):
+        assert list(by[student].index) == list(teaching.EXERCISES), student
+    assert (by["alice"]["status"] == "correct").all(), by["alice"]
+    assert (by["alice"]["student_seed"] == 17).all()
+    assert by["bob"].loc["laplace_scale", "status"] == "incorrect"
+    assert (by["bob"].drop(index="laplace_scale")["status"] == "correct").all()
+    assert by["carol"].loc["g2_p_value", "status"] == "incorrect"
+    assert by["carol"].loc["g2_p_value", "detail"].startswith("expected a number")
+    assert (by["carol"].drop(index="g2_p_value")["status"] == "not yet answered").all()
+    assert by["dave"]["status"].tolist() == [NOTEBOOK_FAILED] and "RuntimeError" in by["dave"]["detail"].iloc[0]
+    assert by["dave"]["student_seed"].tolist() == [5]
+    assert by["erin"]["status"].tolist() == [NO_CHECKS]
+    assert (graded / "dave" / "dave.failed.ipynb").exists() and (graded / "carol" / "carol.ipynb").exists()

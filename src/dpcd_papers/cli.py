@@ -3,6 +3,7 @@
 Commands
     reproduce   run the notebooks with papermill (``--profile``, ``--only``, ``--jobs``, ``--out``)
     report      gather every ``<out>/*/comparison.csv`` into ``<out>/REPORT.md``
+    grade       run submitted tutorial notebooks and collect their checks into ``<out>/grades.csv``
 
 Exit status: 0 on success, 1 when a notebook fails, 2 on bad input (one line on stderr).
 
@@ -13,6 +14,7 @@ Exit status: 0 on success, 1 when a notebook fails, 2 on bad input (one line on 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +56,14 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grade(args: argparse.Namespace) -> int:
+    from .grading import GRADES, describe, grade
+
+    grades = grade(args.submissions, args.out, profile=args.profile, kernel_name=args.kernel)
+    print(f"wrote {os.path.join(args.out, GRADES)}: {describe(grades)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``dpcd_papers`` argument parser (one subparser per command)."""
     parser = OneLineParser(prog="dpcd_papers",
@@ -84,6 +94,19 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default=None, metavar="DIR",
                         help="output folder (default: results/, as for reproduce)")
     report.set_defaults(handler=_report)
+
+    grading = commands.add_parser(
+        "grade", help="run each submitted tutorial notebook (solutions off) and write <out>/grades.csv: one row per "
+                      "student and exercise, and a row for a student whose notebook failed or wrote no checks")
+    grading.add_argument("submissions", metavar="SUBMISSIONS",
+                         help="folder of the submitted notebooks, one <student>.ipynb per student")
+    grading.add_argument("--out", required=True, metavar="DIR",
+                         help="output folder (created): DIR/<student>/ and DIR/grades.csv")
+    grading.add_argument("--profile", choices=("smoke", "quick", "full"), default="quick",
+                         help="the profile the students worked in (default: quick, the notebook's default)")
+    grading.add_argument("--kernel", default=None, metavar="NAME",
+                         help="installed Jupyter kernelspec to use (default: this Python interpreter)")
+    grading.set_defaults(handler=_grade)
     return parser
 
 
