@@ -5,6 +5,7 @@ PY     := $(VENV)/bin/python
 PROFILE ?= quick
 JOBS   ?= 1
 OUT    ?= results
+ARGS   ?=
 
 .PHONY: reproduce test bench lab clean venv venv-test
 
@@ -34,10 +35,10 @@ test: venv-test
 bench: venv-test
 	$(PY) -m pytest tests/benchmarks -p no:xdist -s -m benchmark -o "norecursedirs=.*"
 
-## JupyterLab on the notebooks.
+## JupyterLab on the notebooks; ARGS is passed to Jupyter (e.g. make lab ARGS=--allow-root as root).
 lab: venv
 	$(PY) -m pip install --quiet -e ".[lab]"
-	$(PY) -m jupyter lab notebooks
+	$(PY) -m jupyter lab notebooks $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build src/*.egg-info
