@@ -121,3 +121,27 @@ def test_report_html_renders_in_a_headless_browser(release, tmp_path):
     assert image.shape == (1400, 1000)
     assert (image < 128).mean() > 0.005  # text and the drawing are painted, not a blank page
     assert pd.Series(image.ravel()).nunique() > 20
+
+
+def test_cjk_names_drawn_without_warnings_and_listed_on_the_page(tmp_path):
+    import warnings
+
+    import networkx as nx
+
+    from dpcd.release.drawing import drawable
+    from dpcd.release.writers import write_outputs
+
+    graph = nx.DiGraph([("年齢", "性別"), ("性別", "年齢"), ("年齢", "income")])
+    privacy = {"label": "EM-PC", "relation": {"name": "replace", "in_words": "replace one record"},
+               "guarantee": {"epsilon": 1.0, "delta": 0.0}, "assumed_public": {"n": 500}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        files = write_outputs(tmp_path / "release", graph, privacy, title="EM-PC, ε = 1")
+    assert [str(w.message) for w in caught] == []
+    assert files["graph.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = files["report.html"].read_text(encoding="utf-8")
+    text = " ".join(" ".join(parse(page).text).split())
+    assert "年齢 → income" in text and "年齢 — 性別" in text
+    if not drawable("年齢性別"):  # no CJK font here: the drawing shows ids, the page says which is which
+        assert "drawn as short ids" in text and "in the drawing variable v1 年齢 v2 性別" in text
+    assert json.loads(files["graph.json"].read_text(encoding="utf-8"))["nodes"] == ["年齢", "性別", "income"]

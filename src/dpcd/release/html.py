@@ -56,24 +56,19 @@ def _sentence(text: str) -> str:
 
 
 def svg_of_graph(graph: Any, title: str | None = None) -> str:
-    """The graph drawn by :func:`dpcd.release.drawing.draw_graph` as inline SVG text (no XML header)."""
+    """The graph drawn by :func:`dpcd.release.drawing.graph_figure` as inline SVG text (no XML header).
+
+    Names the fonts cannot show are drawn as short ids; pass
+    ``graph_figure(graph)[1].aliases`` to :func:`render_report` to list them.
+    """
     import matplotlib
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    from .drawing import graph_figure
 
-    from .drawing import draw_graph
-
-    size = max(4.0, min(12.0, 1.0 + 0.45 * graph.number_of_nodes()))
-    fig, ax = plt.subplots(figsize=(size, size * 0.8))
-    try:
-        draw_graph(graph, ax, title=title, node_size=700 if graph.number_of_nodes() < 25 else 350,
-                   font_size=9 if graph.number_of_nodes() < 25 else 6)
-        buffer = io.StringIO()
-        with matplotlib.rc_context({"svg.hashsalt": "dpcd"}):
-            fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    finally:
-        plt.close(fig)
+    fig, _ = graph_figure(graph, title=title)
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "dpcd"}):
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]
 
@@ -85,9 +80,11 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, svg: str | None = None,
-                  forecast: pd.DataFrame | None = None, forecast_note: str = "") -> str:
+                  aliases: Mapping[str, str] | None = None, forecast: pd.DataFrame | None = None,
+                  forecast_note: str = "") -> str:
     """The page's HTML text from the released graph (:func:`~dpcd.release.writers.graph_to_json` form),
-    ``privacy.json``'s content, an inline ``svg`` drawing and an optional forecast table."""
+    ``privacy.json``'s content, an inline ``svg`` drawing, ``{id: name}`` for the names the drawing shows as
+    a short id (listed under it) and an optional forecast table."""
     guarantee = privacy.get("guarantee", {})
     relation = privacy.get("relation", {})
     eps, delta = guarantee.get("epsilon"), guarantee.get("delta", 0.0)
@@ -106,6 +103,9 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
     ]
     if svg:
         parts.append(f'<div class="figure">{svg}</div>')
+        if aliases:
+            parts += ["<p class='note'>Names the drawing's fonts cannot show are drawn as short ids:</p>",
+                      _table(["in the drawing", "variable"], [[_e(k), _e(v)] for k, v in aliases.items()])]
     rows = [[_e(u), "→", _e(v), "directed"] for u, v in directed]
     rows += [[_e(u), "—", _e(v), "undirected (direction not identified)"] for u, v in undirected]
     parts += ["<h2>Edges</h2>", _table(["from", "", "to", "kind"], rows) if rows else "<p>No edge was released.</p>"]

@@ -24,7 +24,6 @@ import json
 import math
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -121,13 +120,14 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
         nx.write_graphml(_graphml_graph(payload), staging / "graph.graphml")
         (staging / "graph.dot").write_text(graph_to_dot(payload), encoding="utf-8")
         (staging / "privacy.json").write_text(json.dumps(jsonable(privacy), indent=2) + "\n", encoding="utf-8")
-        svg = None
+        svg, aliases = None, {}
         if draw:
-            svg = _draw(graph, staging, title)
+            svg, aliases = _draw(graph, staging, title)
         from .html import render_report
 
         (staging / "report.html").write_text(
-            render_report(payload, jsonable(privacy), svg=svg, forecast=forecast, forecast_note=forecast_note),
+            render_report(payload, jsonable(privacy), svg=svg, aliases=aliases, forecast=forecast,
+                          forecast_note=forecast_note),
             encoding="utf-8")
         if target.exists():
             backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
@@ -143,23 +143,12 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
     return {name: target / name for name in GRAPH_FILES + (FIGURE_FILES if draw else ())}
 
 
-def _draw(graph: nx.DiGraph, folder: Path, title: str | None) -> str:
-    """Write graph.png/graph.svg into ``folder``; return the SVG's ``<svg>`` element for the HTML page."""
-    import matplotlib
+def _draw(graph: nx.DiGraph, folder: Path, title: str | None) -> tuple[str, dict[str, str]]:
+    """Write graph.png/graph.svg into ``folder``; return the SVG's ``<svg>`` element for the HTML page and
+    ``{id: name}`` for the names drawn as a short id (:func:`dpcd.release.drawing.node_labels`)."""
+    from .drawing import graph_figure, save_figure
 
-    if "matplotlib.pyplot" not in sys.modules:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .drawing import draw_graph, save_figure
-
-    size = max(4.0, min(14.0, 1.0 + 0.45 * graph.number_of_nodes()))
-    fig, ax = plt.subplots(figsize=(size, size * 0.8))
-    try:
-        draw_graph(graph, ax, title=title, node_size=700 if graph.number_of_nodes() < 25 else 350,
-                   font_size=9 if graph.number_of_nodes() < 25 else 6)
-        save_figure(fig, folder, "graph")
-    finally:
-        plt.close(fig)
+    fig, drawing = graph_figure(graph, title=title)
+    save_figure(fig, folder, "graph")
     text = (folder / "graph.svg").read_text(encoding="utf-8")
-    return text[text.index("<svg"):]
+    return text[text.index("<svg"):], drawing.aliases
