@@ -102,6 +102,22 @@ def test_no_forecast_under_add_remove(tmp_path):
     assert "under add/remove the number of rows is protected" in text and "n = 1000" not in text
 
 
+def test_a_release_no_better_than_chance_says_so_and_pure_dp_shows_no_delta(tmp_path):
+    # a tiny budget on a small table: the forecast of the released algorithm is within a random graph's range
+    sample = load_bnlearn("asia", 300, np.random.default_rng(0))
+    sample.data.to_csv(tmp_path / "asia.csv", index=False)
+    sample.schema().save(tmp_path / "asia.json")
+    out = tmp_path / "release"
+    assert main(["discover", str(tmp_path / "asia.csv"), "--schema", str(tmp_path / "asia.json"), "--epsilon",
+                 "0.01", "--algorithm", "em_pc", "--forecast", "3", "--seed", "1", "--out", str(out),
+                 "--no-progress"]) == 0
+    text = " ".join(" ".join(parse((out / "report.html").read_text()).text).split())
+    assert "no better than a random graph with as many edges" in text and "EM-PC (released)" in text
+    assert "random graph, same edges (90 %)" in text
+    charged = text[text.index("What this run happened to charge"):].split(";")[0]
+    assert "basic composition of its pure ε-DP steps" in charged and "δ" not in charged  # EM-PC is pure ε-DP
+
+
 def _browser() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):

@@ -121,7 +121,9 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
         public_items.append(f"the algorithm and its parameters ({_e(public['algorithm'].get('name', label))})")
     if "n" in public:
         public_items.append(f"the number of rows, n = {_e(public['n'])}")
-    spent = privacy.get("spent_this_run", {}).get("totals", {}).get("tight", {})
+    totals = privacy.get("spent_this_run", {}).get("totals", {})
+    pure = not delta  # a pure ε-DP guarantee: the run's charges are pure too, so basic composition is their total
+    spent = totals.get("basic" if pure else "tight", {})
     parts += [
         "<h2>Privacy statement</h2>",
         "<div class='statement'><p>"
@@ -130,9 +132,10 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
         "read.</p>"
         + (f"<p>Assumed public (not protected): {'; '.join(public_items)}. Nothing else about the data was used "
            "outside the charged noise mechanisms.</p>" if public_items else "")
-        + (f"<p class='note'>What this run happened to charge (tight accountant): ε = {_number(spent.get('epsilon'))}"
-           f", δ = {_number(spent.get('delta'), 2)}; informational, the guarantee above is what holds.</p>"
-           if spent else "")
+        + (f"<p class='note'>What this run happened to charge "
+           f"({'basic composition of its pure ε-DP steps' if pure else 'tight accountant'}): "
+           f"ε = {_number(spent.get('epsilon'))}" + ("" if pure else f", δ = {_number(spent.get('delta'), 2)}")
+           + "; informational, the guarantee above is what holds.</p>" if spent else "")
         + (f"<p class='note'>Noise: {_e(privacy['noise'])}.</p>" if privacy.get("noise") else "")
         + "</div>",
     ]
@@ -142,18 +145,27 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
     parts.append("<h2>How good can this graph be? (forecast)</h2>")
     if forecast is not None and len(forecast):
         rows = []
+        released = privacy.get("algorithm")
         for _, row in forecast.iterrows():
+            name = _e(row["label"]) + (" (released)" if row.get("algorithm") == released else "")
             if row.get("status") != "ok":
-                rows.append([_e(row["label"]), _number(row["epsilon"]), _e(row["status"]), "", "", ""])
+                rows.append([name, _number(row["epsilon"]), _e(row["status"]), "", "", "", ""])
                 continue
-            rows.append([_e(row["label"]), _number(row["epsilon"]),
+            rows.append([name, _number(row["epsilon"]),
                          f"{_number(row['skeleton_f1'], 2)} ({_number(row['skeleton_f1_low'], 2)}–"
                          f"{_number(row['skeleton_f1_high'], 2)})",
+                         _number(row.get("random_f1_high"), 2),
                          f"{_number(row['cpdag_f1'], 2)} ({_number(row['cpdag_f1_low'], 2)}–"
                          f"{_number(row['cpdag_f1_high'], 2)})",
-                         _number(row["edges"], 3), _number(row["true_edges"], 3)])
-        parts.append(_table(["algorithm", "ε", "skeleton F1 (10–90 %)", "CPDAG F1 (10–90 %)", "edges released",
-                             "true edges"], rows))
+                         f"{_number(row['edges'], 3)} of {_number(row['true_edges'], 3)}", _e(row.get("verdict", ""))])
+        parts.append(_table(["algorithm", "ε", "skeleton F1 (10–90 % of runs)", "random graph, same edges (90 %)",
+                             "CPDAG F1 (10–90 %)", "edges released of true", "in words"], rows))
+        mine = forecast[(forecast["algorithm"] == released) & (forecast["status"] == "ok")] \
+            if "algorithm" in forecast else forecast.iloc[0:0]
+        if len(mine) and str(mine["verdict"].iloc[0]).startswith("not better than chance"):
+            parts.append("<p><b>At this budget and number of rows the forecast is no better than a random graph with "
+                         "as many edges:</b> the released graph is unlikely to be worth having. A larger ε, more rows "
+                         "or fewer columns would help; <code>dpcd plan</code> shows by how much.</p>")
     parts.append(f"<p class='note'>{_e(forecast_note)}</p>" if forecast_note else "")
     prep = privacy.get("data_preparation")
     if prep:
