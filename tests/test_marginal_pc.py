@@ -1,0 +1,178 @@
+"""Marginal-PC: its Gaussian-DP accounting, the sensitivity of its tables, its noise-aware tests, and its runs."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import dpcd
+from dpcd.ci.noisy import noisy_table_test, pairwise_screen_test
+from dpcd.datasets import load_bnlearn
+from dpcd.discovery.marginal_pc import MARGINAL_PC, marginal_pc, order_weights, plan
+from dpcd.graphs import dag_to_cpdag, skeleton_prf
+from dpcd.privacy.gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu
+from dpcd.privacy.mechanisms import analytic_gaussian_delta
+from dpcd.registry import calibrate
+
+# --------------------------------------------------------------------------- Gaussian DP
+
+
+@pytest.mark.parametrize("mu", [0.05, 0.2367, 1.0, 3.0])
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 4.0])
+def test_gdp_curve_is_the_exact_gaussian_curve(mu, epsilon):
+    # μ-GDP = the Gaussian mechanism with σ/Δ = 1/μ, whose exact δ(ε) Balle & Wang give independently
+    assert gdp_delta(epsilon, mu) == pytest.approx(analytic_gaussian_delta(1.0 / mu, sensitivity=1.0,
+                                                                           epsilon=epsilon), rel=1e-6, abs=1e-15)
+
+
+def test_gdp_inverses_and_composition():
+    for epsilon, delta in [(0.3, 1e-6), (1.0, 1e-6), (10.0, 1e-9)]:
+        mu = gdp_mu(epsilon, delta)
+        assert gdp_delta(epsilon, mu) <= delta and gdp_delta(epsilon, mu * (1 + 1e-9)) > delta * (1 - 1e-6)
+        assert gdp_epsilon(mu, delta) == pytest.approx(epsilon, rel=1e-9)
+    assert compose_gdp(*([0.1] * 100)) == pytest.approx(1.0)
+    weights = order_weights(3)
+    assert weights.sum() == pytest.approx(1.0) and weights[0] == 0.3
+    mu = gdp_mu(1.0, 1e-6)
+    assert compose_gdp(*(mu * np.sqrt(weights))) == pytest.approx(mu)  # the orders compose back to the total
+
+
+# --------------------------------------------------------------------------- sensitivity of the released tables
+
+
+def _tables(codes: np.ndarray, levels: int, sets) -> np.ndarray:
+    out = []
+    for columns in sets:
+        flat = np.zeros(len(codes), dtype=np.int64)
+        for j in columns:
+            flat = flat * levels + codes[:, j]
+        out.append(np.bincount(flat, minlength=levels ** len(columns)))
+    return np.concatenate(out).astype(float)
+
+
+def test_replacing_one_record_moves_the_tables_by_at_most_sqrt_2m():
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(40, 4))
+    sets = list(itertools.combinations(range(4), 2)) + [(0, 1, 2), (1, 2, 3)]
+    base = _tables(codes, 3, sets)
+    worst = 0.0
+    for row, record in itertools.product(range(len(codes)), itertools.product(range(3), repeat=4)):
+        neighbour = codes.copy()
+        neighbour[row] = record
+        worst = max(worst, float(np.sum((_tables(neighbour, 3, sets) - base) ** 2)))
+    assert worst == 2 * len(sets)  # attained by a record that differs in every column
+
+
+# --------------------------------------------------------------------------- the noise-aware tests
+
+
+def _rates(p_values: list[float], alpha: float) -> tuple[float, float]:
+    rate = float(np.mean(np.asarray(p_values) <= alpha))
+    return rate, 3.0 * math.sqrt(alpha * (1 - alpha) / len(p_values))
+
+
+@pytest.mark.parametrize("sigma", [2.0, 60.0, 400.0])
+def test_noisy_table_test_holds_its_level_under_the_null(sigma):
+    # skewed margins (as on alarm) and strata of very different sizes: the regime where a test that ignores or
+    # merely divides by the noise rejects a true independence far too often
+    rng = np.random.default_rng(1)
+    p_values = []
+    for _ in range(400):
+        strata = rng.multinomial(20_000, [0.8, 0.15, 0.05])
+        tables = np.stack([rng.multinomial(size, np.outer([0.9, 0.1], [0.6, 0.3, 0.1]).ravel()).reshape(2, 3)
+                           for size in strata]).astype(float)
+        p_values.append(noisy_table_test(tables + rng.normal(0, sigma, tables.shape), sigma ** 2, rng=rng,
+                                         n_boot=200))
+    rate, slack = _rates(p_values, 0.05)
+    assert rate <= 0.05 + slack, rate
+
+
+def test_noisy_table_test_finds_a_real_dependence_through_the_noise():
+    rng = np.random.default_rng(2)
+    joint = np.array([[0.3, 0.1], [0.1, 0.5]])
+    tables = rng.multinomial(50_000, joint.ravel()).reshape(1, 2, 2).astype(float)
+    assert noisy_table_test(tables + rng.normal(0, 200.0, tables.shape), 200.0 ** 2, rng=3) < 0.01
+    assert noisy_table_test(np.zeros((2, 2, 2)), 1.0, rng=0) == 1.0  # no stratum carries evidence
+
+
+def test_pair_screen_holds_its_level_and_sees_a_direct_edge():
+    rng = np.random.default_rng(4)
+    n, sigma = 30_000, 50.0
+    p_z = np.array([0.5, 0.3, 0.2])
+    p_x = np.array([[0.8, 0.4, 0.1], [0.2, 0.6, 0.9]])       # p(x | z), columns sum to 1
+    p_y = np.array([[0.7, 0.2, 0.5], [0.3, 0.8, 0.5]])
+    null = np.einsum("k,ik,jk->ijk", p_z, p_x, p_y)
+    direct = null * (1 + 0.5 * np.array([[1.0, -1.0], [-1.0, 1.0]]))[:, :, None]  # x and y agree more, given z
+
+    def draw(joint):
+        t = rng.multinomial(n, (joint / joint.sum()).ravel()).reshape(joint.shape).astype(float)
+        return [m + rng.normal(0, sigma, m.shape) for m in (t.sum(2), t.sum(1), t.sum(0))]
+
+    p_null = [pairwise_screen_test(*draw(null), sigma ** 2, n, rng=rng, n_boot=200) for _ in range(300)]
+    rate, slack = _rates(p_null, 0.05)
+    assert rate <= 0.05 + slack, rate
+    assert np.mean([pairwise_screen_test(*draw(direct), sigma ** 2, n, rng=rng) < 0.01 for _ in range(20)]) > 0.9
+
+
+# --------------------------------------------------------------------------- runs against the plan
+
+
+def test_the_plan_is_the_request_and_calibration_passes_it_through():
+    worst = plan(epsilon_total=1.0, delta=1e-6)
+    assert (worst.epsilon, worst.delta, worst.relation.name, worst.accountant) == (1.0, 1e-6, "replace", "gdp")
+    assert worst.charges.total("tight", target_delta=1e-6).epsilon == pytest.approx(1.0, rel=1e-9)
+    calibration = calibrate(MARGINAL_PC, p=8, n=10_000, epsilon=0.5, delta=1e-7)
+    assert calibration.kwargs == {"epsilon_total": 0.5, "delta": 1e-7}
+    assert calibration.guarantee["epsilon"] == 0.5 and calibration.guarantee["delta"] == 1e-7
+    with pytest.raises(dpcd.registry.PlanRefused, match="add/remove"):
+        calibrate(MARGINAL_PC, p=8, n=None, epsilon=1.0, delta=1e-6, relation="add/remove")
+
+
+@pytest.mark.parametrize(("network", "epsilon", "max_order"), [("cancer", 0.3, 2), ("asia", 1.0, 2), ("asia", 3.0, 1),
+                                                               ("sachs", 1.0, 3)])
+def test_a_run_never_spends_more_than_its_plan(network, epsilon, max_order):
+    sample = load_bnlearn(network, 5_000, rng=0)
+    result = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, delta=1e-6, rng=1,
+                         max_order=max_order, n_boot=50)
+    spent = result.ledger.total("tight", target_delta=1e-6).epsilon
+    assert spent <= plan(epsilon_total=epsilon, delta=1e-6, max_order=max_order).epsilon * (1 + 1e-9)
+    assert len(result.ledger.entries) <= max_order + 1 and result.ledger.neighbouring == "replace"
+    for entry, order in zip(result.ledger.entries, result.info["orders"]):
+        # each order's noise is its table count's sensitivity over its share of mu
+        assert entry.sensitivity == pytest.approx(math.sqrt(2 * order["tables"]))
+        assert entry.scale == pytest.approx(order["sigma"]) and entry.noise_multiplier == pytest.approx(1 / order["mu"])
+
+
+def test_runs_are_reproducible_and_find_the_graph():
+    sample = load_bnlearn("cancer", 20_000, rng=3)
+    first = marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=5)
+    again = marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=5)
+    assert first.skeleton == again.skeleton and first.sepsets == again.sepsets
+    assert skeleton_prf(first.cpdag, dag_to_cpdag(sample.dag))["f1"] >= 0.75
+    info = first.info["orders"][0]
+    assert info["tables"] == 10 and info["order"] == 0  # every pair of the 5 columns at order 0
+
+
+def test_candidates_limit_the_conditioning_sets_and_bad_arguments_are_named():
+    sample = load_bnlearn("asia", 5_000, rng=0)
+    one = marginal_pc(sample.data, levels=sample.levels, epsilon_total=5.0, rng=0, candidates=1, max_order=1,
+                      screen_alpha=0.0)
+    order1 = one.info["orders"][1]
+    assert 0 < order1["tests"] <= 2 * order1["edges"] and order1["screened"] == 0  # one set per edge end
+    for kwargs, match in [({"epsilon_total": 0}, "epsilon_total"), ({"candidates": 0}, "candidates"),
+                          ({"screen_alpha": 1.5}, "screen_alpha"), ({"n_boot": 0}, "n_boot")]:
+        arguments = {"levels": sample.levels, "epsilon_total": 1.0, "rng": 0, **kwargs}
+        with pytest.raises(ValueError, match=match):
+            marginal_pc(sample.data, **arguments)
+
+
+def test_discover_releases_marginal_pc_under_its_guarantee(tmp_path):
+    sample = load_bnlearn("asia", 3_000, rng=0)
+    found = dpcd.discover(sample.data, schema=sample.schema(), algorithm="marginal_pc", epsilon=1.0, rng=0,
+                          progress=False, out=tmp_path / "out", forecast_repetitions=1)
+    assert found.privacy["guarantee"]["epsilon"] == 1.0 and found.privacy["guarantee"]["accountant"] == "gdp"
+    assert found.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= 1.0 + 1e-9
+    assert found.privacy["assumed_public"]["algorithm"]["parameters"]["max_order"] == 2
