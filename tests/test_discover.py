@@ -72,15 +72,17 @@ def test_one_registry_serves_discover_benchmark_and_audit():
     from dpcd import audit
     from dpcd_papers import benchmark, curate
 
-    assert set(reg.ALGORITHMS) == {"em_pc", "lapmech", "priv_pc", "svt_pc", "subsampled_gaussian", "curate",
-                                   "privpc_star", "pcd", "noleaks", "curate_sb"}
+    assert set(reg.ALGORITHMS) == {"marginal_pc", "mst_pc", "em_pc", "lapmech", "priv_pc", "svt_pc",
+                                   "subsampled_gaussian", "curate", "privpc_star", "pcd", "noleaks", "curate_sb"}
     assert benchmark.ALGORITHMS is reg.ALGORITHMS
     assert set(audit.available_algorithms()) <= set(reg.ALGORITHMS)
     assert set(curate.EXPERIMENT_ALGORITHMS) - {"pc"} <= set(reg.ALGORITHMS)
     for spec in reg.ALGORITHMS.values():
         assert spec.available, spec.name
         assert spec.budget_arg in ("epsilon_total", "epsilon_per_test", "epsilon_per_edge", "sigma")
-        assert spec.budget_arg in str(spec.load().__code__.co_varnames)  # the keyword exists
+        assert spec.budget_arg in spec.load().__code__.co_varnames  # the keyword exists
+        if spec.takes_max_order:
+            assert {"max_order", "max_tests"} <= set(spec.load().__code__.co_varnames)
         assert spec.relation.name in ("add/remove", "replace")
 
 
@@ -97,7 +99,7 @@ def test_resolve_by_name_or_label_and_auto_by_relation():
     assert reg.resolve_algorithm("PRIVPC_STAR").name == "privpc_star"
     with pytest.raises(ValueError, match="algorithm must be 'auto' or one of"):
         reg.resolve_algorithm("magic")
-    assert reg.choose_algorithm("categorical", "replace").name == "em_pc"
+    assert reg.choose_algorithm("categorical", "replace").name == "marginal_pc"  # without a forecast
     assert reg.choose_algorithm("categorical", "add/remove").name == "em_pc"
     assert reg.choose_algorithm("numeric", "replace").name == "privpc_star"
     with pytest.raises(reg.AlgorithmUnavailable, match="add/remove guarantee"):
@@ -250,18 +252,21 @@ def test_guarantee_within_request_for_every_algorithm_and_relation(asia, name, r
         found.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= guarantee["epsilon"] * (1 + 1e-6)
 
 
-def test_numeric_auto_is_privpc_star_and_mixed_tables_are_coded_by_the_schema(gauss):
+def test_numeric_auto_picks_by_forecast_and_mixed_tables_are_coded_by_the_schema(gauss):
+    from dpcd.plan import choose_by_forecast
+
     data, schema = gauss
     found = dpcd.discover(data, schema=schema, epsilon=2.0, rng=0, progress=False)
-    assert found.auto_selected and found.algorithm == "privpc_star"
+    expected, _ = choose_by_forecast(schema, n=len(data), epsilon=2.0)  # public inputs only: the same pick
+    assert found.auto_selected and found.algorithm == expected.name in {"privpc_star", "marginal_pc", "mst_pc"}
     assert found.privacy["guarantee"]["epsilon"] == 2.0 and list(found.graph.nodes) == list(data.columns)
     mixed = data.copy()
     mixed["flag"] = np.where(data.iloc[:, 0] > 0, "yes", "no")
     columns = {c: {"type": "numeric", "lower": lo, "upper": hi} for c, (lo, hi) in zip(data.columns, schema.bounds)}
     columns["flag"] = {"type": "categorical", "categories": ["no", "yes"]}
     mixed_schema = Schema.from_json({"columns": columns})
-    found = dpcd.discover(mixed, schema=mixed_schema, epsilon=2.0, rng=0, progress=False)
-    assert found.algorithm == "privpc_star" and "coding" in found.privacy["assumed_public"]["schema"]
+    found = dpcd.discover(mixed, schema=mixed_schema, algorithm="privpc_star", epsilon=2.0, rng=0, progress=False)
+    assert "codes" in found.privacy["assumed_public"]["schema"]["coding"]
     binned = dpcd.discover(mixed, schema=mixed_schema, algorithm="em_pc", epsilon=2.0, rng=0, progress=False)
     assert "bins" in binned.privacy["assumed_public"]["schema"]["coding"]
 

@@ -38,7 +38,11 @@ def test_forecast_grows_with_epsilon_on_average(cancer_schema):
         assert table.loc[(name, 5.0), "skeleton_f1"] > table.loc[(name, 0.1), "skeleton_f1"] + 0.1
         row = table.loc[(name, 5.0)]
         assert row["skeleton_f1_low"] <= row["skeleton_f1"] <= row["skeleton_f1_high"]
-    assert forecast.auto == "em_pc" and table.loc[("em_pc", 5.0), "auto"]
+    # auto is the forecast's own best lift among the auto candidates, at each budget
+    for eps in (0.1, 5.0):
+        rows = forecast.table[forecast.table["epsilon"] == eps]
+        assert rows.loc[rows["auto"], "algorithm"].tolist() == [rows.loc[rows["lift"].idxmax(), "algorithm"]]
+    assert forecast.auto == forecast.table[forecast.table["epsilon"] == 5.0].set_index("algorithm")["auto"].idxmax()
     assert "synthetic" in forecast.statement and "No private data was read" in forecast.statement
     assert forecast.best(5.0)["algorithm"] in {"em_pc", "lapmech"}
 
@@ -138,3 +142,17 @@ def test_time_budget_bounds_the_repetitions(cancer_schema):
     lines = []
     plan(cancer_schema, n=2000, epsilon=[1.0, 2.0], algorithms=["em_pc"], repetitions=1, rng=0, progress=lines.append)
     assert lines == ["EM-PC at epsilon=1", "EM-PC at epsilon=2"]
+
+
+def test_auto_picks_by_a_forecast_that_reads_no_data(cancer_schema):
+    from dpcd.plan import choose_by_forecast
+
+    assert "data" not in inspect.signature(choose_by_forecast).parameters
+    spec, forecast = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0)
+    rows = forecast.table[forecast.table["status"] == "ok"]
+    assert spec.name == rows.loc[rows["lift"].idxmax(), "algorithm"]
+    assert set(forecast.table["algorithm"]) <= {"marginal_pc", "mst_pc", "em_pc", "lapmech"}
+    again, _ = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0)
+    assert again.name == spec.name  # a pure function of public inputs
+    fallback, none = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0, relation="add/remove")
+    assert none is None and fallback.relation.name == "add/remove"  # n protected: no forecast, a proven pick

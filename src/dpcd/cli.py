@@ -93,7 +93,9 @@ def _discover(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     privacy = found.privacy
     if found.auto_selected:
-        print(f"algorithm auto: picked {found.label} ({found.algorithm}) from the schema")
+        how = ("by a forecast on synthetic data of the schema's shape (public inputs only)"
+               if args.relation == "replace" else "from the schema and the relation (n is protected: no forecast)")
+        print(f"algorithm auto: picked {found.label} ({found.algorithm}) {how}")
     guarantee, spent = privacy["guarantee"], privacy["spent_this_run"]["totals"]["tight"]
     edges = found.graph.to_undirected().number_of_edges()
     print(f"{found.label}: {found.graph_type} with {found.graph.number_of_nodes()} nodes and {edges} edges; "
@@ -223,8 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--schema", default=None, metavar="SCHEMA.json",
                       help="the public schema: column kinds, categories and bounds (draft one with `dpcd schema`)")
     disc.add_argument("--algorithm", default="auto", metavar="NAME",
-                      help="private algorithm (em_pc, lapmech, priv_pc, svt_pc, curate, privpc_star) or auto "
-                           "(default: picked from the schema)")
+                      help="private algorithm (marginal_pc, em_pc, lapmech, priv_pc, svt_pc, curate, privpc_star) or "
+                           "auto (default: the best forecast on synthetic data of the schema's shape; reads no data)")
     disc.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
                       help="neighbouring relation of the guarantee: replace one record, n public (default), or "
                            "add/remove one record, n protected")

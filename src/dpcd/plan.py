@@ -50,12 +50,21 @@ import pandas as pd
 from .datasets import random_dag, sample_categorical, sample_linear_gaussian
 from .graphs import cpdag_pair_prf, dag_to_cpdag, skeleton_prf
 from .privacy.relation import relation as as_relation
-from .registry import ALGORITHMS, AlgorithmSpec, AlgorithmUnavailable, PlanRefused, calibrate
-from .release.preparation import Limits, auto_algorithm, default_limits, load_schema, run_algorithm, view_for
+from .registry import ALGORITHMS, AUTO_CANDIDATES, AlgorithmSpec, AlgorithmUnavailable, PlanRefused, calibrate
+from .release.preparation import (
+    Limits,
+    auto_algorithm,
+    choose_kind,
+    default_limits,
+    load_schema,
+    run_algorithm,
+    view_for,
+)
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
-__all__ = ["Forecast", "plan", "random_graph_f1", "result_graph", "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT"]
+__all__ = ["Forecast", "plan", "choose_by_forecast", "random_graph_f1", "result_graph", "FORECAST_COLUMNS",
+           "SYNTHETIC_STATEMENT", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
 
 FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
                     "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
@@ -82,8 +91,12 @@ class Forecast:
     cannot win (a complete graph has lift 0). ``verdict`` says in words
     whether the forecast is above the random graph's interval. ``status`` is
     ``"ok"`` or why the algorithm cannot run at that budget; ``runs`` how many
-    synthetic runs fit in the time budget. ``auto`` marks the algorithm
-    ``algorithm="auto"`` picks; ``max_order``/``max_tests`` the search caps
+    synthetic runs fit in the time budget. ``auto`` marks, per budget, the
+    algorithm ``algorithm="auto"`` picks by this forecast (the best ``lift``
+    among :data:`dpcd.registry.AUTO_CANDIDATES`; ``discover`` makes the same
+    choice from a forecast with :data:`AUTO_REPETITIONS` runs, see
+    :func:`choose_by_forecast`), and the attribute ``auto`` names the pick at
+    the largest budget; ``max_order``/``max_tests`` the search caps
     the release would use (:func:`dpcd.release.preparation.default_limits`).
     """
 
@@ -283,11 +296,8 @@ def plan(
     target = as_relation(relation)
     registry = ALGORITHMS if registry is None else registry
     generator = as_rng(rng)
-    try:
-        auto = auto_algorithm(declared, target, registry).name
-    except AlgorithmUnavailable:
-        auto = None
     specs = _applicable(declared, target, registry, algorithms)
+    auto = None
     public_n = n if target.n_public else None
     rows = []
     for spec in specs:
@@ -331,12 +341,74 @@ def plan(
             rows.append(_row(spec, eps, calibration.guarantee["delta"], auto, status,
                              runs if status == "ok" else [], p=len(view), limits=limits))
     table = pd.DataFrame.from_records(rows, columns=list(FORECAST_COLUMNS))
+    picks = _auto_picks(table, declared, target, registry)
+    table["auto"] = [picks.get(eps) == name for name, eps in zip(table["algorithm"], table["epsilon"])]
+    auto = picks.get(max(epsilons)) if picks else None
     how = (f"up to {repetitions} random DAGs with {degree:g} neighbours per node on average (as many as fit in "
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
            f"{repetitions} random DAGs with {degree:g} neighbours per node on average, n = {n}; ")
     how += ("categorical views: random conditional tables over the schema's categories; numeric views: "
             "linear-Gaussian, scaled to the public bounds")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
+
+
+def _auto_picks(table: pd.DataFrame, schema: Schema, target: Any,
+                registry: Mapping[str, AlgorithmSpec]) -> dict[float, str]:
+    """``algorithm="auto"`` at each budget of ``table``: the best lift among :data:`dpcd.registry.AUTO_CANDIDATES`.
+
+    Without a forecast row of any candidate (none ran, or none was asked for),
+    the registry's fixed preference (:func:`dpcd.release.preparation.auto_algorithm`).
+    """
+    allowed = set(AUTO_CANDIDATES.get(choose_kind(schema), ()))
+    picks: dict[float, str] = {}
+    for eps in sorted(set(table["epsilon"])):
+        rows = table[(table["epsilon"] == eps) & (table["status"] == "ok") & table["algorithm"].isin(allowed)
+                     & table["lift"].notna()]
+        if len(rows):
+            picks[eps] = str(rows.loc[rows["lift"].idxmax(), "algorithm"])
+            continue
+        try:
+            picks[eps] = auto_algorithm(schema, target, registry).name
+        except AlgorithmUnavailable:
+            pass
+    return picks
+
+
+AUTO_REPETITIONS = 2
+"""Synthetic runs per candidate when ``discover`` picks ``auto`` by forecast (``dpcd plan`` may run more)."""
+AUTO_TIME_BUDGET = 5.0
+"""Seconds per candidate for that forecast (at least one run each)."""
+
+
+def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[str], *, n: int, epsilon: float,
+                       delta: float = 1e-6, relation: str = "replace", alpha: float = 0.05,
+                       registry: Mapping[str, AlgorithmSpec] | None = None, rng: RngLike = 0
+                       ) -> tuple[AlgorithmSpec, Forecast]:
+    """``algorithm="auto"``: the candidate with the best forecast at this budget, and that forecast.
+
+    Runs :func:`plan` for the schema's :data:`dpcd.registry.AUTO_CANDIDATES`
+    (those proven for ``relation``) with :data:`AUTO_REPETITIONS` synthetic
+    data sets each and picks the largest ``lift`` over a random graph with as
+    many edges. Every input is public — there is no data argument — so the
+    choice spends no budget. Under add/remove n is protected and no forecast
+    can be made: the registry's fixed preference is used instead.
+
+    >>> from dpcd.schema import Schema
+    >>> spec, forecast = choose_by_forecast(Schema.categorical([2, 2, 3]), n=2000, epsilon=1.0)
+    >>> spec.name in {"marginal_pc", "mst_pc", "em_pc", "lapmech"}, bool(forecast.table["auto"].any())
+    (True, True)
+    """
+    declared = load_schema(schema)
+    registry = ALGORITHMS if registry is None else registry
+    target = as_relation(relation)
+    if not target.n_public:
+        return auto_algorithm(declared, target, registry), None
+    names = [name for name in AUTO_CANDIDATES.get(choose_kind(declared), ()) if name in registry]
+    forecast = plan(declared, n=n, epsilon=[epsilon], delta=delta, algorithms=names, relation=target.name,
+                    alpha=alpha, repetitions=AUTO_REPETITIONS, rng=rng, registry=registry,
+                    time_budget=AUTO_TIME_BUDGET)
+    name = forecast.auto if forecast.auto is not None else auto_algorithm(declared, target, registry).name
+    return registry[name], forecast
 
 
 def result_graph(result: Any) -> nx.DiGraph:

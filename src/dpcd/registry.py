@@ -47,6 +47,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .discovery.algorithm import PrivateAlgorithm
+from .discovery.marginal_pc import MARGINAL_PC
+from .discovery.mst_pc import MST_PC
 from .privacy.relation import PrivacyPlan, Relation, needed
 from .privacy.relation import relation as as_relation
 from .validation import check_delta, check_epsilon, check_int
@@ -56,6 +59,7 @@ __all__ = [
     "AlgorithmUnavailable",
     "ALGORITHMS",
     "AUTO_PREFERENCE",
+    "AUTO_CANDIDATES",
     "Calibration",
     "PlanRefused",
     "DEFAULT_PLAN_MAX_ORDER",
@@ -156,11 +160,13 @@ class AlgorithmSpec:
         return "levels" if self.data == "categorical" else "bounds"
 
 
-def _registry(*specs: AlgorithmSpec) -> dict[str, AlgorithmSpec]:
+def _registry(*specs: AlgorithmSpec | PrivateAlgorithm) -> dict[str, AlgorithmSpec | PrivateAlgorithm]:
     return {s.name: s for s in specs}
 
 
-ALGORITHMS: dict[str, AlgorithmSpec] = _registry(
+ALGORITHMS: dict[str, AlgorithmSpec | PrivateAlgorithm] = _registry(
+    MARGINAL_PC,
+    MST_PC,
     AlgorithmSpec("em_pc", "EM-PC", "dpcd.discovery.em_pc", "em_pc", "categorical", "total", "epsilon_total",
                   paper="Xu, Yuan & Wu 2017, Thm. 1"),
     AlgorithmSpec("lapmech", "LapMech", "dpcd.discovery.lapmech", "lapmech", "categorical", "total",
@@ -189,10 +195,18 @@ ALGORITHMS: dict[str, AlgorithmSpec] = _registry(
 """Every private discovery algorithm of the package, by module name."""
 
 AUTO_PREFERENCE: dict[str, tuple[str, ...]] = {
-    "categorical": ("em_pc", "priv_pc", "curate", "svt_pc", "lapmech"),
+    "categorical": ("marginal_pc", "mst_pc", "em_pc", "priv_pc", "curate", "svt_pc", "lapmech"),
     "numeric": ("privpc_star",),
 }
-"""``algorithm="auto"``: the first available algorithm for the schema's kind that meets the relation."""
+"""``algorithm="auto"`` without a forecast (n protected): the first available algorithm for the schema's kind
+that meets the relation."""
+AUTO_CANDIDATES: dict[str, tuple[str, ...]] = {
+    "categorical": ("marginal_pc", "mst_pc", "em_pc", "lapmech"),
+    "numeric": ("privpc_star", "marginal_pc", "mst_pc"),
+}
+"""``algorithm="auto"`` with a forecast (n public): the algorithms it compares on synthetic data of the schema's
+shape (:func:`dpcd.plan.choose_by_forecast`); categorical ones read numeric columns as the schema's bins. The others
+of the registry are left out because every benchmark so far ranks them below these at the same budget."""
 
 
 def available_algorithms(registry: Mapping[str, AlgorithmSpec] | None = None) -> dict[str, bool]:
@@ -273,8 +287,7 @@ def make_plan(spec: AlgorithmSpec, *, p: int, n: int | None, **parameters: Any) 
     """
     if not spec.differentially_private:
         raise PlanRefused(release_refusal(spec))
-    module = spec._module()
-    function = module.plan
+    function = spec.privacy_map if isinstance(spec, PrivateAlgorithm) else spec._module().plan
     kwargs = _accepted(function, {"p": p, "n": n, **dict(spec.extra), **parameters})
     if "n" in inspect.signature(function).parameters and kwargs.get("n") is None:
         raise PlanRefused(f"algorithm {spec.name!r} ({spec.label}) is calibrated with the number of records n, "

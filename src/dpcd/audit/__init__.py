@@ -28,11 +28,13 @@ from .black_box import DiscoverRun, broken_discover_cases, discover_cases
 from .events import (
                      Event,
                      at_least,
+                     contains,
                      edge_present,
                      equals,
                      graph_equals,
                      graph_key,
                      observed_outputs,
+                     observed_outputs_and_markers,
                      threshold_events,
 )
 from .mechanisms import broken_cases, mechanism_cases, sieve_case
@@ -53,7 +55,7 @@ __all__ = [
     "PCDKendallDecision",
     "algorithm_case", "anm_case", "anm_test_pair", "at_least", "audit", "available_algorithms",
     "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson", "count_events",
-    "discover_cases", "edge_present", "epsilon_lower_bound", "equals", "graph_equals", "graph_key",
-    "mechanism_cases", "observed_outputs", "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case",
+    "contains", "discover_cases", "edge_present", "epsilon_lower_bound", "equals", "graph_equals", "graph_key",
+    "mechanism_cases", "observed_outputs", "observed_outputs_and_markers", "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case",
     "threshold_events",
 ]

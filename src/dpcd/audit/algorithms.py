@@ -7,6 +7,12 @@ never read back from the run's ledger:
 =================  =====================  ==================================================================
 algorithm          statistic / pair       claim (relation)
 =================  =====================  ==================================================================
+Marginal-PC        noisy marginal tables: (``epsilon_total``, ``delta``) (replace), Gaussian DP over the
+                   G² borderline pair and orders (module theorem of :mod:`dpcd.discovery.marginal_pc`)
+                   the record differs in
+                   every column
+MST-PC             marginal tables as     (``epsilon_total``, ``delta``) (replace), zCDP composition of MST's
+                   above                  three steps (module theorem of :mod:`dpcd.discovery.mst_pc`)
 EM-PC              G² distance score:     ``epsilon_total`` (add/remove), paper 000 Thm. 1
                    a record that breaks a
                    tie between separating
@@ -31,8 +37,10 @@ audited). Every case takes the claimed total ε: per-round algorithms get the
 largest per-round parameter whose worst-case composition is that claim
 (:func:`per_round_for`). :func:`broken_algorithm_cases` gives the pre-fix behaviours, which
 must be flagged: EM-PC storing the arg-max separating set of un-noised scores,
-PrivPC* standardising with the data's own means and standard deviations, and
-PCD's Kendall decision treating the columns without ties in the data as continuous.
+PrivPC* standardising with the data's own means and standard deviations,
+PCD's Kendall decision treating the columns without ties in the data as continuous,
+Marginal-PC releasing its order-0 tables without noise (:class:`UnnoisedOrderZero`), and MST-PC choosing its tree
+by the exact arg-max (:class:`ArgmaxTree`).
 
 Examples
 --------
@@ -63,7 +71,7 @@ from .neighbours import (
 )
 from .runner import AuditCase
 
-__all__ = ["AlgorithmRun", "CASES", "PCDKendallDecision", "available_algorithms", "algorithm_case",
+__all__ = ["AlgorithmRun", "ArgmaxTree", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "available_algorithms", "algorithm_case",
            "broken_algorithm_cases", "pcd_decision_case", "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
@@ -283,6 +291,173 @@ def _curate(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
                  f"epsilon_total = {epsilon:g}, delta_total = {delta:g} (replace); {pair.description}")
 
 
+def _every_table_moves(pair: NeighbouringPair) -> NeighbouringPair:
+    """The replace-one pair with the replaced record differing from the original in **every** column.
+
+    Marginal-PC releases the pair (and higher) tables of the columns: a record
+    that differs in every column moves every table by two cells, the full L2
+    sensitivity √(2M), while the (X₀, X₁) table keeps its borderline move.
+    """
+    data, neighbour = np.asarray(pair.data), np.asarray(pair.neighbour).copy()
+    changed = np.flatnonzero((data != neighbour).any(axis=1))
+    for row in changed:
+        same = data[row] == neighbour[row]
+        same[:2] = False  # X0 and X1 keep the borderline move
+        neighbour[row, same] = 1 - data[row, same]  # binary columns: flip the others
+    return NeighbouringPair(data, neighbour, "replace", pair.description + "; the replaced record also differs in "
+                            "every other column (every marginal table moves by its full sensitivity)", pair.meta)
+
+
+@dataclass(frozen=True)
+class UnnoisedOrderZero:
+    """BROKEN Marginal-PC: the order-0 pair tables are read **without noise** (decided by the textbook G² test).
+
+    The claim stays the run's (ε, δ): the deliberate mistake of measuring one
+    order's marginals exactly, which the audit must flag — on the borderline
+    pair the edge X₀ − X₁ is removed at order 0 on one data set with
+    probability 1 and kept with positive probability on the other.
+    """
+
+    epsilon_total: float
+    delta: float
+    alpha: float = 0.05
+    max_order: int = 0
+    n_boot: int = 60
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        from ..ci.discrete import g2_test
+        from ..discovery.marginal_pc import DEFAULT_CANDIDATES, MarginalTablesDecider, order_weights
+        from ..discovery.pc import run_pc
+        from ..privacy import PrivacyLedger
+        from ..privacy.gdp import gdp_mu
+
+        codes = np.asarray(data, dtype=np.int64)
+        levels = np.full(codes.shape[1], 2)
+        alpha = self.alpha
+
+        class ExactOrderZero(MarginalTablesDecider):
+            def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
+                if not S:
+                    return g2_test(codes, x, y, (), levels=levels).p_value > alpha
+                return super().decide(x, y, S)
+
+        mus = gdp_mu(self.epsilon_total, self.delta) * np.sqrt(order_weights(self.max_order))
+        decider = ExactOrderZero(codes, levels, mus, alpha=alpha, candidates=DEFAULT_CANDIDATES, screen_alpha=0.01,
+                                 n_boot=self.n_boot, rng=as_rng(rng), ledger=PrivacyLedger("replace"),
+                                 delta=self.delta)
+        names = [str(c) for c in getattr(data, "columns", range(codes.shape[1]))]
+        return graph_key(run_pc(names, decider, max_order=self.max_order))
+
+
+def _marginal_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+    delta = 1e-6
+    pair = _every_table_moves(borderline_ci_pair(n=_size(size, 200, 400, 800), alpha=0.05, n_variables=P_VARIABLES,
+                                                 rng=rng, relation="replace", test="g2"))
+    if broken:  # order 0 only, so that the exact order-0 decision is the release
+        run: Any = UnnoisedOrderZero(epsilon, delta, max_order=0)
+        name = "BROKEN Marginal-PC, order-0 tables without noise"
+    else:
+        kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05,
+                  "max_order": MAX_ORDER, "n_boot": 60}
+        run = AlgorithmRun("dpcd.discovery.marginal_pc", "marginal_pc", tuple(sorted(kwargs.items())))
+        name = "Marginal-PC"
+    return _case(name, run, pair, (epsilon, delta),
+                 f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace; Gaussian DP over the orders); "
+                 f"{pair.description}", expect_violation=broken)
+
+
+def _kruskal_tree(codes: np.ndarray, levels: Sequence[int]) -> frozenset:
+    """The maximum spanning tree of exact qualities ‖M_ij − n p_i p_jᵀ‖₁ (exact margins), ties by pair order."""
+    import networkx as nx
+
+    from ..ci.discrete import marginal_table
+
+    n, d = codes.shape
+    probs = [marginal_table(codes, levels, (j,)) / n for j in range(d)]
+    graph = nx.Graph()
+    graph.add_nodes_from(range(d))
+    for i in range(d):
+        for j in range(i + 1, d):
+            quality = float(np.abs(marginal_table(codes, levels, (i, j)) - n * np.outer(probs[i], probs[j])).sum())
+            graph.add_edge(i, j, weight=quality)
+    return frozenset(tuple(sorted(e)) for e in nx.maximum_spanning_edges(graph, algorithm="kruskal", data=False))
+
+
+def mst_flip_pair(*, n: int, rng: RngLike, attempts: int = 200) -> NeighbouringPair:
+    """Binary data on four columns where replacing one record changes MST's tree chosen by exact qualities.
+
+    X₁ copies X₀ with 10 % flips (the strongest pair), X₂ follows X₀ or X₁ with
+    15 % flips, X₃ is a fair coin: the tree holds X₀ − X₁ and one of X₀ − X₂ and
+    X₁ − X₂, nearly tied. The search replaces one record at a time by each of
+    the 16 binary records until the exact-argmax tree changes (replace relation).
+    """
+    generator = as_rng(rng)
+    levels = (2, 2, 2, 2)
+    records = np.array(list(np.ndindex(*levels)))
+    for _ in range(attempts):
+        x0 = generator.integers(0, 2, n)
+        x1 = x0 ^ (generator.random(n) < 0.1)
+        x2 = np.where(generator.random(n) < 0.5, x0, x1) ^ (generator.random(n) < 0.15)
+        data = np.column_stack([x0, x1, x2, generator.integers(0, 2, n)]).astype(np.int64)
+        tree = _kruskal_tree(data, levels)
+        for row in range(n):
+            for record in records:
+                if np.array_equal(record, data[row]):
+                    continue
+                neighbour = data.copy()
+                neighbour[row] = record
+                other = _kruskal_tree(neighbour, levels)
+                if other != tree:
+                    return replace_record(data, row, record, description=(
+                        f"record {row} replaced: the exact-quality tree changes from {sorted(tree)} to "
+                        f"{sorted(other)}"), meta={"tree_D": sorted(tree), "tree_D_prime": sorted(other)})
+    raise ValueError(f"no tree-flipping record found in {attempts} data sets of n = {n}")
+
+
+@dataclass(frozen=True)
+class ArgmaxTree:
+    """BROKEN MST-PC: the tree is the arg-max of the **exact** qualities (no exponential mechanism), the
+    marginals are measured as specified and PC runs on the synthetic records; the claim stays the run's (ε, δ)."""
+
+    epsilon_total: float
+    delta: float
+    alpha: float = 0.01
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        import networkx as nx
+
+        from ..discovery import mst_pc as mst
+        from ..discovery.pc import pc
+        from ..privacy.zcdp import zcdp_rho
+
+        codes = np.asarray(data, dtype=np.int64)
+        levels = np.full(codes.shape[1], 2)
+        generator = as_rng(rng)
+        mu = math.sqrt(2.0 * zcdp_rho(self.epsilon_total, self.delta) / 3.0)
+        one_way, sigma1 = mst.measure_one_way(codes, levels, mu=mu, rng=generator)
+        tree = nx.Graph(list(_kruskal_tree(codes, levels)))  # the mistake: no exponential mechanism
+        tree.add_nodes_from(range(codes.shape[1]))
+        tables, sigma2 = mst.measure_tree(codes, levels, sorted(tree.edges), mu=mu, rng=generator)
+        synthetic = mst.sample_tree_model(levels, one_way, sigma1, tables, sigma2, tree, len(codes), generator)
+        return graph_key(pc(_frame(synthetic), ci_test="g2", alpha=self.alpha))
+
+
+def _mst_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+    delta = 1e-6
+    n = _size(size, 200, 400, 800)
+    if broken:
+        pair = mst_flip_pair(n=n, rng=rng)
+        return _case("BROKEN MST-PC, tree by the exact arg-max", ArgmaxTree(epsilon, delta), pair, (epsilon, delta),
+                     f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace); {pair.description}",
+                     expect_violation=True)
+    pair = _every_table_moves(borderline_ci_pair(n=n, alpha=0.05, n_variables=P_VARIABLES, rng=rng,
+                                                 relation="replace", test="g2"))
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta": delta, "alpha": 0.01}
+    run = AlgorithmRun("dpcd.discovery.mst_pc", "mst_pc", tuple(sorted(kwargs.items())))
+    return _case("MST-PC", run, pair, (epsilon, delta),
+                 f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace; zCDP); {pair.description}")
+
+
 # --------------------------------------------------------------------------- numeric (covariance, gradients)
 
 
@@ -451,6 +626,8 @@ def pcd_decision_case(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "qu
 
 
 CASES: dict[str, Callable[..., AuditCase]] = {
+    "marginal_pc": _marginal_pc,
+    "mst_pc": _mst_pc,
     "em_pc": _em_pc,
     "lapmech": _lapmech,
     "priv_pc": _priv_pc,
@@ -485,4 +662,5 @@ def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str 
     """The pre-fix behaviours, each of which the audit must flag (``expect_violation=True``)."""
     generator = as_rng(rng)
     return [_em_pc(epsilon, generator, size, sepset="argmax"), _privpc_star_observed(epsilon, generator, size),
-            pcd_decision_case(epsilon=epsilon, rng=generator, size=size, detect_continuous=True)]
+            pcd_decision_case(epsilon=epsilon, rng=generator, size=size, detect_continuous=True),
+            _marginal_pc(epsilon, generator, size, broken=True), _mst_pc(epsilon, generator, size, broken=True)]

@@ -52,7 +52,7 @@ import pandas as pd
 
 from ..schema import Schema, draft_schema
 from ..validation import RngLike, as_rng, check_epsilon
-from .events import graph_events, observed_outputs
+from .events import graph_events, observed_outputs_and_markers
 from .neighbours import NeighbouringPair, replace_record
 from .runner import AuditCase
 
@@ -134,7 +134,7 @@ def discover_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick
     n = {"smoke": 300, "quick": 500, "full": 1000}[size]
     pair, schema = _numeric_pair(generator, n)
     numeric = AuditCase("discover (numeric CSV, far outlier)", DiscoverRun(schema.dumps(), epsilon), pair,
-                        graph_events(list(pair.data.columns)), epsilon, 1e-6, False, observed_outputs,
+                        graph_events(list(pair.data.columns)), epsilon, 1e-6, False, observed_outputs_and_markers,
                         note=f"auto -> PrivPC*, bounds [-4, 4] public, requested epsilon = {epsilon:g} (replace); "
                              f"{pair.description}")
     tie = sepset_tie_pair(n={"smoke": 2000, "quick": 4000, "full": 6000}[size], rng=generator)
@@ -145,7 +145,7 @@ def discover_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick
     tie_pair = NeighbouringPair(frame, frame_prime, tie.relation, tie.description, tie.meta)
     categorical = AuditCase("discover (categorical CSV, tie-breaking record)",
                             DiscoverRun(tie_schema.dumps(), epsilon, relation="add/remove", algorithm="em_pc"),
-                            tie_pair, graph_events(list(frame.columns)), epsilon, 0.0, False, observed_outputs,
+                            tie_pair, graph_events(list(frame.columns)), epsilon, 0.0, False, observed_outputs_and_markers,
                             note=f"EM-PC, requested epsilon = {epsilon:g} (add/remove); {tie.description}")
     return [numeric, categorical]
 
@@ -163,14 +163,14 @@ def broken_discover_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str =
     pair = replace_record(frame.astype(object), 0, record,
                           description="one record with a level of a that no other record has")
     case = AuditCase("BROKEN discover with a schema detected from the data", DiscoverRun(None, epsilon), pair,
-                     graph_events(list(frame.columns)), epsilon, 1e-6, False, observed_outputs,
+                     graph_events(list(frame.columns)), epsilon, 1e-6, False, observed_outputs_and_markers,
                      note=f"requested epsilon = {epsilon:g} (replace); the drafted levels depend on the record",
                      expect_violation=True)
     seeded = DiscoverRun(Schema.categorical([2, 2, 2], names=["a", "b", "c"]).dumps(), epsilon, algorithm="lapmech",
                          seed=0)
     fixed = AuditCase("BROKEN discover with a public default seed", seeded,
                       _fixed_seed_pair(seeded, generator, {"smoke": 200, "quick": 300, "full": 400}[size]),
-                      graph_events(["a", "b", "c"]), epsilon, 1e-6, False, observed_outputs,
+                      graph_events(["a", "b", "c"]), epsilon, 1e-6, False, observed_outputs_and_markers,
                       note=f"LapMech, requested epsilon = {epsilon:g} (replace); every run uses seed 0, so the "
                            "release is a fixed function of the data", expect_violation=True)
     return [case, fixed]

@@ -152,6 +152,29 @@ def observed_outputs(*outputs: Sequence[Any], max_events: int = 20) -> list[Even
     return events
 
 
+def contains(item: Hashable, *, name: str | None = None) -> Event:
+    """Event "the output set holds ``item``" (e.g. a marker of what ``privacy.json`` says)."""
+    def indicator(batch: Any) -> np.ndarray:
+        return np.fromiter((item in output for output in batch), dtype=bool, count=len(batch))
+
+    return Event(name or f"holds {item!r}", indicator)
+
+
+def observed_outputs_and_markers(*outputs: Sequence[Any], max_events: int = 20) -> list[Event]:
+    """:func:`observed_outputs`, plus one :func:`contains` event per marker seen in a released set.
+
+    A black-box release's output set holds its edges and marker triples
+    ``("#released", field, value)`` (the algorithm, the schema's hash): a
+    marker that differs between neighbours is an event of probability 1 on one
+    and 0 on the other, whatever the graphs do.
+    """
+    markers = sorted({item for sample in outputs for output in sample if isinstance(output, frozenset)
+                      for item in output if isinstance(item, tuple) and len(item) == 3 and item[0] == "#released"},
+                     key=str)
+    return observed_outputs(*outputs, max_events=max_events) + [contains(m, name=f"{m[1]} = {m[2]}")
+                                                                for m in markers]
+
+
 def graph_events(nodes: Sequence[Hashable]) -> tuple[Event, ...]:
     """For every pair of nodes: "adjacent", "a → b" and "b → a" (the events of a graph audit)."""
     events = []

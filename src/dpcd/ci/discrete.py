@@ -101,6 +101,24 @@ def _stratum_codes(columns: Sequence[np.ndarray], levels: Sequence[int], n: int)
     return code, radix
 
 
+def marginal_table(codes: np.ndarray, levels: Sequence[int], columns: Sequence[int]) -> np.ndarray:
+    """Counts of the joint values of ``columns`` (in that order), every cell kept: shape ``levels[columns]``.
+
+    Unlike :func:`contingency_table` no empty cell or stratum is dropped, so the
+    shape depends on the public domain sizes only — what a mechanism releasing
+    the table needs.
+
+    >>> marginal_table(np.array([[0, 1], [0, 1], [1, 0]]), [2, 3], (1, 0)).tolist()
+    [[0.0, 1.0], [2.0, 0.0], [0.0, 0.0]]
+    """
+    shape = tuple(int(levels[j]) for j in columns)
+    flat = np.zeros(codes.shape[0], dtype=np.int64)
+    for j in columns:
+        flat *= int(levels[j])
+        flat += codes[:, j]
+    return np.bincount(flat, minlength=int(np.prod(shape))).reshape(shape).astype(np.float64)
+
+
 def contingency_table(codes: np.ndarray, x: int, y: int, S: Sequence[int] = (),
                       levels: np.ndarray | None = None) -> np.ndarray:
     """Counts of (S-stratum, X, Y) as an array of shape (strata, |X|, |Y|).

@@ -12,7 +12,9 @@ x → z ← y where z ∉ sepset(x, y), then Meek's rules R1–R3.
 Deciders plug in at these points, so no algorithm copies this loop:
 
 * :meth:`Decider.decide` — per CI test: ``True`` means "independent, remove
-  the edge" (non-private PC, Priv-PC, SVT-PC, PCD, CURATE);
+  the edge" (non-private PC, Priv-PC, SVT-PC, PCD, CURATE, Marginal-PC);
+* :meth:`Decider.candidates` — per pair and order: which neighbours' subsets
+  are tried as separating sets (default all; Marginal-PC the strongest);
 * :meth:`Decider.dependent_for_all` — per pair and order, before the tests:
   ``True`` when every test of the pair at this order is certain to keep the
   edge without side effects, so the engine counts them instead of asking
@@ -75,6 +77,15 @@ class Decider:
     def start_order(self, order: int, adjacency: np.ndarray) -> bool:
         """Called before each order with a read-only adjacency matrix; False stops the search."""
         return True
+
+    def candidates(self, x: int, y: int, others: np.ndarray, order: int) -> np.ndarray:
+        """The variables whose subsets of size ``order`` ≥ 1 are tried as separating sets of x − y.
+
+        ``others`` is adj(x) \\ {y} at the start of the order (increasing). The
+        default keeps all of them (PC); a decider may keep fewer (Marginal-PC:
+        the strongest), from its own released values only.
+        """
+        return others
 
     def dependent_for_all(self, x: int, y: int, candidates: np.ndarray, order: int) -> bool:
         """Whether ``decide(x, y, S)`` is certainly False for every S ⊆ ``candidates`` with |S| = ``order``.
@@ -237,6 +248,8 @@ def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None,
                 if not adjacency[x, y]:
                     continue  # removed earlier in this order, from y's side
                 others = frozen[x][frozen[x] != y]
+                if order:
+                    others = decider.candidates(x, int(y), others, order)
                 if order and decider.dependent_for_all(x, int(y), others, order):
                     n_tests += math.comb(len(others), order)  # every test keeps the edge: counted, not asked
                     continue

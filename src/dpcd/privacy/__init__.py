@@ -4,6 +4,7 @@
 ``sensitivity``: one function per statistic and meaning (Kendall, Spearman, their p-values), each with its relation
 ``sieve``: Priv-PC's sieve-and-examine; ``ledger``: :class:`PrivacyLedger`, totals by basic, advanced, tight (PLD)
 ``relation``: add/remove vs replace-one, their conversion, :class:`~dpcd.privacy.relation.PrivacyPlan`.
+``gdp``: Gaussian differential privacy (μ-GDP): composition and conversion to (ε, δ).
 """
 
 from .ledger import (
@@ -26,6 +27,7 @@ from .mechanisms import (
     exponential_mechanism_probabilities,
     gaussian_mechanism,
     gaussian_sigma,
+    gdp_gaussian_mechanism,
     laplace_mechanism,
     laplace_scale,
     report_noisy_max,
@@ -50,6 +52,7 @@ __all__ = [
     "exponential_mechanism_probabilities",
     "gaussian_mechanism",
     "gaussian_sigma",
+    "gdp_gaussian_mechanism",
     "laplace_mechanism",
     "laplace_scale",
     "report_noisy_max",
@@ -79,3 +82,7 @@ __all__ += [
 from .sieve import SieveAndExamine, optimal_subsample_size, sieve_epsilon  # noqa: E402  (Wang et al. 2020, Alg. 1)
 
 __all__ += ["SieveAndExamine", "optimal_subsample_size", "sieve_epsilon"]
+
+from .gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu  # noqa: E402  (Dong, Roth & Su 2022)
+
+__all__ += ["compose_gdp", "gdp_delta", "gdp_epsilon", "gdp_mu"]

@@ -70,11 +70,13 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_delta, check_epsilon, check_int, check_positive
+from .gdp import gdp_epsilon
 from .mechanisms import (
     advanced_composition,
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
 )
+from .zcdp import zcdp_epsilon
 
 __all__ = [
     "Charge",
@@ -86,15 +88,16 @@ __all__ = [
     "subsampled_gaussian_epsilon",
 ]
 
-Kind = Literal["laplace", "gaussian", "exponential", "pure", "approx", "subsampled_gaussian"]
+Kind = Literal["laplace", "gaussian", "exponential", "bounded_range", "pure", "approx", "subsampled_gaussian"]
 Neighbouring = Literal["add/remove", "replace"]
 Method = Literal["basic", "advanced", "tight"]
 
-KINDS: tuple[str, ...] = ("laplace", "gaussian", "exponential", "pure", "approx", "subsampled_gaussian")
+KINDS: tuple[str, ...] = ("laplace", "gaussian", "exponential", "bounded_range", "pure", "approx",
+                          "subsampled_gaussian")
 NEIGHBOURING_RELATIONS: tuple[str, ...] = ("add/remove", "replace")
 METHODS: tuple[str, ...] = ("basic", "advanced", "tight")
 
-_PURE_KINDS = ("laplace", "exponential", "pure")
+_PURE_KINDS = ("laplace", "exponential", "bounded_range", "pure")
 _REL_TOL = 1e-6  # tolerance when checking that a recorded (ε, δ) matches its noise
 _STEP_INTERVAL = 1e-4  # PLD grid of the per-step ε of a sub-sampled Gaussian charge
 
@@ -189,7 +192,9 @@ class Charge:
     epsilon, delta : the privacy of one application, w.r.t. the ledger's relation.
     count : number of applications (each charged ε, δ).
     kind : ``"laplace"`` (ε-DP Laplace noise), ``"gaussian"`` ((ε, δ)-DP Gaussian
-        noise), ``"exponential"`` (ε-DP exponential mechanism), ``"pure"`` (any
+        noise), ``"exponential"`` (ε-DP exponential mechanism), ``"bounded_range"``
+        (an exponential mechanism with weights exp(ε q / (2Δ)) recorded with its
+        ε-bounded-range property, hence ε²/8-zCDP, Cesar & Rogers 2021), ``"pure"`` (any
         other ε-DP step, e.g. a sparse vector or a sub-sampled step),
         ``"approx"`` (any other (ε, δ)-DP step) or ``"subsampled_gaussian"``
         (a Poisson-sub-sampled Gaussian step; ε, δ are one step's, see the
@@ -521,7 +526,10 @@ class PrivacyLedger:
         relation. Sub-sampled Gaussian charges use the PLD of the Poisson-sub-sampled
         Gaussian with their sampling rate and noise multiplier under the ledger's
         relation (ADD_OR_REMOVE_ONE or REPLACE_ONE pair; the per-step δ is not
-        used). The result is capped by basic composition (``bound`` says
+        used). A ledger of Gaussian charges only is composed exactly instead, as
+        one Gaussian with μ = √(Σ 1/m_i²) (μ-GDP, Dong, Roth & Su 2022); one of
+        Gaussian and bounded-range charges also in zCDP (the smaller bound is
+        returned). The result is capped by basic composition (``bound`` says
         which was returned).
 
         Empty ledger: (0, 0) for every method.
@@ -556,6 +564,24 @@ class PrivacyLedger:
         return PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta)
 
     def _tight_epsilon(self, target_delta: float, interval: float) -> float:
+        """ε at ``target_delta`` of the tightest composition the charges allow (an upper bound)."""
+        if all(entry.kind in ("gaussian", "bounded_range") for entry in self._entries) and \
+                any(entry.kind == "bounded_range" for entry in self._entries):
+            # zCDP: a Gaussian with multiplier m is 1/(2m²)-zCDP (Bun & Steinke 2016, Prop. 1.6), an ε-bounded-range
+            # step ε²/8-zCDP (Cesar & Rogers 2021); the ρ's add, and ρ-zCDP is (ε, δ)-DP by Canonne, Kamath &
+            # Steinke (2020, Prop. 12). The PLD of the same charges (bounded-range steps as generic ε-DP) is also an
+            # upper bound; the smaller one is returned.
+            rho = math.fsum(entry.count * (0.5 / entry.noise_multiplier ** 2 if entry.kind == "gaussian"
+                                           else entry.epsilon ** 2 / 8.0) for entry in self._entries)
+            return min(zcdp_epsilon(rho, target_delta), self._pld_epsilon(target_delta, interval))
+        if all(entry.kind == "gaussian" for entry in self._entries):
+            # Gaussian charges alone compose exactly to one Gaussian: μ = √(Σ count/m²) [Dong, Roth & Su 2022,
+            # Cor. 3.3], and μ-GDP is (ε, δ)-DP on an explicit curve (Cor. 2.13): no discretisation error.
+            mu = math.sqrt(math.fsum(entry.count / entry.noise_multiplier ** 2 for entry in self._entries))
+            return gdp_epsilon(mu, target_delta)
+        return self._pld_epsilon(target_delta, interval)
+
+    def _pld_epsilon(self, target_delta: float, interval: float) -> float:
         """ε at ``target_delta`` of the PLD composition of all charges (upper bound)."""
         from dp_accounting.pld import common
         from dp_accounting.pld import privacy_loss_distribution as pld_lib

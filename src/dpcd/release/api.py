@@ -4,19 +4,21 @@
 in this order:
 
 1. **public inputs only**: loads the :class:`~dpcd.schema.Schema` (a draft read
-   from the data is refused), picks the algorithm (``"auto"``: from the
-   schema's kinds and the relation, :func:`choose_kind`; one that can never
-   make a release, :func:`dpcd.registry.release_refusal`, is refused at
-   once), chooses the view of the schema the algorithm reads (numeric columns
+   from the data is refused), picks the algorithm — ``"auto"`` under
+   replace-one: the best forecast on synthetic data of the schema's shape at
+   the public n and the budget (:func:`dpcd.plan.choose_by_forecast`, made
+   once n is known); under add/remove, where n is protected: the registry's
+   fixed preference for the schema's kind (:func:`choose_kind`) — refuses one
+   that can never make a release (:func:`dpcd.registry.release_refusal`),
+   chooses the view of the schema the algorithm reads (numeric columns
    binned on public edges for categorical algorithms, ordinal/binary columns
-   coded for numeric ones), and
-   calibrates the algorithm's parameters on its data-independent worst-case
-   plan (:func:`dpcd.registry.calibrate`) — an algorithm that cannot meet the
-   request is refused here;
+   coded for numeric ones), and calibrates the algorithm's parameters on its
+   data-independent worst-case plan (:func:`dpcd.registry.calibrate`) — an
+   algorithm that cannot meet the request is refused here;
 2. reads the table as text, one line per record, and checks its
    **structure** against the schema (data preparation: missing or unknown
    columns, an unreadable header; under replace-one also the row count, which
-   is public there);
+   is public there; the auto pick and the calibration use that count);
 3. encodes the values by the schema's rules (clamping, fills) and runs the
    algorithm — the only step that reads values, and every data-dependent
    choice inside it is a charged mechanism;
@@ -45,8 +47,8 @@ Examples
 >>> a = rng.integers(0, 2, 500); b = (a ^ (rng.random(500) < 0.1)).astype(int); c = rng.integers(0, 2, 500)
 >>> table = pd.DataFrame({"a": a, "b": b, "c": c})
 >>> release = discover(table, schema=Schema.categorical([2, 2, 2], names=["a", "b", "c"]), epsilon=1.0)
->>> release.algorithm, release.privacy["guarantee"]["relation"], release.privacy["guarantee"]["epsilon"] <= 1.0
-('em_pc', 'replace', True)
+>>> release.auto_selected, release.privacy["guarantee"]["relation"], release.privacy["guarantee"]["epsilon"] <= 1.0
+(True, 'replace', True)
 """
 
 from __future__ import annotations
@@ -290,6 +292,23 @@ def _forecast(schema: Schema, spec: AlgorithmSpec, n: int | None, epsilon: float
                             "caps; `dpcd plan` compares every algorithm.")
 
 
+def _checked_view(schema: Schema, spec: AlgorithmSpec) -> Schema:
+    """The schema as ``spec`` reads it, after refusing an algorithm that can never make a release (registry entry only)."""
+    refusal = release_refusal(spec)
+    if refusal is not None:
+        raise ValueError(refusal)
+    return view_for(schema, spec)
+
+
+def _choose_by_forecast(schema: Schema, n: int, epsilon: float, delta: float, target: Relation, alpha: float,
+                        registry: Mapping[str, AlgorithmSpec]) -> tuple[AlgorithmSpec, Any]:
+    """``algorithm="auto"`` under replace-one: :func:`dpcd.plan.choose_by_forecast` on public inputs only."""
+    from ..plan import choose_by_forecast
+
+    return choose_by_forecast(schema, n=n, epsilon=epsilon, delta=delta, relation=target.name, alpha=alpha,
+                              registry=registry, rng=FORECAST_SEED)
+
+
 def discover(
     data: str | os.PathLike[str] | pd.DataFrame,
     *,
@@ -322,8 +341,10 @@ def discover(
     epsilon, delta : the total budget under ``relation``. Pure ε-DP algorithms
         spend no δ. Under replace-one δ must be below 1/n.
     algorithm : a name of :data:`dpcd.registry.ALGORITHMS` or ``"auto"``
-        (:func:`choose_kind`, then the first algorithm of
-        :data:`dpcd.registry.AUTO_PREFERENCE` proven for ``relation``).
+        (replace-one: the best forecast lift among
+        :data:`dpcd.registry.AUTO_CANDIDATES`, :func:`dpcd.plan.choose_by_forecast`;
+        add/remove: the first algorithm of :data:`dpcd.registry.AUTO_PREFERENCE`
+        proven for it). The pick reads public inputs only.
     relation : ``"replace"`` (default; n public) or ``"add/remove"`` (n
         protected; only algorithms proven under it, e.g. EM-PC and LapMech).
     alpha : significance level of the algorithm's CI tests.
@@ -367,8 +388,8 @@ def discover(
     >>> from dpcd.datasets import load_bnlearn
     >>> sample = load_bnlearn("cancer", 2000, rng=0)
     >>> release = discover(sample.data, schema=sample.schema(), epsilon=2.0, rng=1)
-    >>> release.algorithm, sorted(release.privacy["assumed_public"])
-    ('em_pc', ['algorithm', 'n', 'schema'])
+    >>> release.algorithm in {"marginal_pc", "mst_pc", "em_pc", "lapmech"}, sorted(release.privacy["assumed_public"])
+    (True, ['algorithm', 'n', 'schema'])
     """
     registry = ALGORITHMS if registry is None else registry
     epsilon = check_epsilon(epsilon)
@@ -393,12 +414,11 @@ def discover(
         raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
                           "or use relation='replace'")
     auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
-    spec = auto_algorithm(declared, target, registry) if auto else \
-        resolve_algorithm(algorithm, registry)
-    refusal = release_refusal(spec)
-    if refusal is not None:  # decided by the registry entry alone, before any data are read
-        raise ValueError(refusal)
-    view = view_for(declared, spec)
+    by_forecast = auto and target.n_public  # auto needs the public n for its forecast; add/remove: fixed preference
+    spec = view = None
+    if not by_forecast:
+        spec = auto_algorithm(declared, target, registry) if auto else resolve_algorithm(algorithm, registry)
+        view = _checked_view(declared, spec)
 
     def calibrated(n: int | None) -> tuple[Limits, Calibration]:
         if target.n_public:
@@ -413,16 +433,24 @@ def discover(
         except PlanRefused as error:
             raise ValueError(str(error)) from None
 
-    bar = _progress(progress, 6 if out is not None else 4)
+    bar = _progress(progress, (7 if by_forecast else 6) if out is not None else (5 if by_forecast else 4))
+    auto_forecast = None
     try:
         _begin(bar, "reading the table")
-        known = declared.n is not None or not target.n_public
+        known = spec is not None and (declared.n is not None or not target.n_public)
         limits, calibration = calibrated(declared.n) if known else (None, None)
         frame = read_table(data, delimiter=delimiter)
         n = len(frame) if target.n_public else None
         if target.n_public and declared.n is not None and n != declared.n:
             raise DataPreparationError(f"the data has {n} rows but the schema declares n = {declared.n}")
         _done(bar)
+        if by_forecast:
+            _begin(bar, "algorithm auto: forecasting the candidates on synthetic data")
+            if n < min_rows:
+                raise DataPreparationError(f"the data has {n} rows; at least {min_rows} are needed")
+            spec, auto_forecast = _choose_by_forecast(declared, n, epsilon, delta, target, alpha, registry)
+            view = _checked_view(declared, spec)
+            _done(bar)
         _begin(bar, f"calibrating {spec.label}")
         if calibration is None:
             limits, calibration = calibrated(n)
@@ -443,8 +471,13 @@ def discover(
             eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
             title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
             _begin(bar, f"forecast on synthetic data (at most {FORECAST_TIME_BUDGET:g} s)")
-            forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, limits,
-                                       forecast_repetitions, registry)
+            if auto_forecast is not None and forecast_repetitions:
+                forecast, note = auto_forecast.table, (
+                    auto_forecast.statement + " These are the candidates algorithm auto compared; it released the "
+                    "one marked auto.")
+            else:
+                forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, limits,
+                                           forecast_repetitions, registry)
             _done(bar)
             _begin(bar, f"writing {os.fspath(out)}")
             files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,

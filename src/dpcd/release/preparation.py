@@ -57,7 +57,9 @@ def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_orde
       less under noise); :data:`FALLBACK_MAX_ORDER` where n is protected or the
       view is numeric; at most :data:`dpcd.registry.DEFAULT_PLAN_MAX_ORDER` for
       algorithms that pay per round (their noise grows with the number of
-      rounds the order allows); never above p − 2.
+      rounds the order allows) and at most an algorithm's own
+      ``default_max_order`` (Marginal-PC splits its budget over the orders);
+      never above p − 2.
     * ``max_tests`` (when not given): :data:`TESTS_PER_PAIR` decisions per pair
       of columns. An order starts only when it cannot take the run past the
       cap (:func:`dpcd.discovery.pc.pc_skeleton`), so a run's time is bounded
@@ -90,6 +92,10 @@ def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_orde
             max_order = DEFAULT_PLAN_MAX_ORDER
             reasons[-1] = ("max_order {k}: the default of algorithms that pay per round (their noise grows with "
                            "the rounds an order allows)")
+        preferred = getattr(spec, "default_max_order", None)
+        if preferred is not None and max_order > preferred:
+            max_order = preferred
+            reasons[-1] = f"max_order {{k}}: {spec.label}'s default (its budget is split over the orders)"
         max_order = min(max_order, p - 2)
         reasons[-1] = reasons[-1].format(k=max_order)
     else:
