@@ -72,7 +72,7 @@ def test_one_registry_serves_discover_benchmark_and_audit():
     from dpcd import audit
     from dpcd_papers import benchmark, curate
 
-    assert set(reg.ALGORITHMS) == {"marginal_pc", "mst_pc", "em_pc", "lapmech", "priv_pc", "svt_pc",
+    assert set(reg.ALGORITHMS) == {"marginal_pc", "mst_pc", "moment_pc", "em_pc", "lapmech", "priv_pc", "svt_pc",
                                    "subsampled_gaussian", "curate", "privpc_star", "pcd", "noleaks", "curate_sb"}
     assert benchmark.ALGORITHMS is reg.ALGORITHMS
     assert set(audit.available_algorithms()) <= set(reg.ALGORITHMS)
@@ -101,7 +101,7 @@ def test_resolve_by_name_or_label_and_auto_by_relation():
         reg.resolve_algorithm("magic")
     assert reg.choose_algorithm("categorical", "replace").name == "marginal_pc"  # without a forecast
     assert reg.choose_algorithm("categorical", "add/remove").name == "em_pc"
-    assert reg.choose_algorithm("numeric", "replace").name == "privpc_star"
+    assert reg.choose_algorithm("numeric", "replace").name == "moment_pc"
     with pytest.raises(reg.AlgorithmUnavailable, match="add/remove guarantee"):
         reg.choose_algorithm("numeric", "add/remove")
 
@@ -258,7 +258,8 @@ def test_numeric_auto_picks_by_forecast_and_mixed_tables_are_coded_by_the_schema
     data, schema = gauss
     found = dpcd.discover(data, schema=schema, epsilon=2.0, rng=0, progress=False)
     expected, _ = choose_by_forecast(schema, n=len(data), epsilon=2.0)  # public inputs only: the same pick
-    assert found.auto_selected and found.algorithm == expected.name in {"privpc_star", "marginal_pc", "mst_pc"}
+    assert found.auto_selected and found.algorithm == expected.name in {"moment_pc", "privpc_star", "marginal_pc",
+                                                                        "mst_pc"}
     assert found.privacy["guarantee"]["epsilon"] == 2.0 and list(found.graph.nodes) == list(data.columns)
     mixed = data.copy()
     mixed["flag"] = np.where(data.iloc[:, 0] > 0, "yes", "no")

@@ -49,6 +49,7 @@ from typing import Any, Literal
 
 from .discovery.algorithm import PrivateAlgorithm
 from .discovery.marginal_pc import MARGINAL_PC
+from .discovery.moment_pc import MOMENT_PC
 from .discovery.mst_pc import MST_PC
 from .privacy.relation import PrivacyPlan, Relation, needed
 from .privacy.relation import relation as as_relation
@@ -167,6 +168,7 @@ def _registry(*specs: AlgorithmSpec | PrivateAlgorithm) -> dict[str, AlgorithmSp
 ALGORITHMS: dict[str, AlgorithmSpec | PrivateAlgorithm] = _registry(
     MARGINAL_PC,
     MST_PC,
+    MOMENT_PC,
     AlgorithmSpec("em_pc", "EM-PC", "dpcd.discovery.em_pc", "em_pc", "categorical", "total", "epsilon_total",
                   paper="Xu, Yuan & Wu 2017, Thm. 1"),
     AlgorithmSpec("lapmech", "LapMech", "dpcd.discovery.lapmech", "lapmech", "categorical", "total",
@@ -196,13 +198,13 @@ ALGORITHMS: dict[str, AlgorithmSpec | PrivateAlgorithm] = _registry(
 
 AUTO_PREFERENCE: dict[str, tuple[str, ...]] = {
     "categorical": ("marginal_pc", "mst_pc", "em_pc", "priv_pc", "curate", "svt_pc", "lapmech"),
-    "numeric": ("privpc_star",),
+    "numeric": ("moment_pc", "privpc_star"),
 }
 """``algorithm="auto"`` without a forecast (n protected): the first available algorithm for the schema's kind
 that meets the relation."""
 AUTO_CANDIDATES: dict[str, tuple[str, ...]] = {
     "categorical": ("marginal_pc", "mst_pc", "em_pc", "lapmech"),
-    "numeric": ("privpc_star", "marginal_pc", "mst_pc"),
+    "numeric": ("moment_pc", "privpc_star", "marginal_pc", "mst_pc"),
 }
 """``algorithm="auto"`` with a forecast (n public): the algorithms it compares on synthetic data of the schema's
 shape (:func:`dpcd.plan.choose_by_forecast`); categorical ones read numeric columns as the schema's bins. The others

@@ -1,15 +1,21 @@
-"""Cross-paper benchmark: every private discovery algorithm at the same total (ε, δ).
+"""Cross-paper benchmark: every private discovery algorithm at the same total (ε, δ), beside the baselines.
 
 The papers each compare their algorithm with one or two baselines, each under
 its own accounting (per-test ε, advanced composition, a privacy "cost" read off
 after the run) and its own neighbouring relation. Here every algorithm of
 :data:`dpcd.registry.ALGORITHMS` gets the **same total budget under the same
-relation** (replace one record, n public), through
-:func:`dpcd.registry.calibrate` — the calibration ``discover`` uses:
-total-budget algorithms receive (ε, δ) directly (halved for add/remove proofs,
-by group privacy), per-test and per-edge algorithms the largest per-round ε
-whose data-independent worst-case plan composes to at most ε by the tight
-accountant. The public domains come from the data set's generating model
+relation** (replace one record, n public) through exactly what ``discover``
+does: the schema's view for the algorithm (numeric columns binned for
+categorical algorithms), the default search caps from public inputs
+(:func:`dpcd.release.preparation.default_limits`) and
+:func:`dpcd.registry.calibrate` — total-budget algorithms receive (ε, δ)
+directly (halved for add/remove proofs, by group privacy), per-test and
+per-edge algorithms the largest per-round ε whose data-independent worst case
+composes to at most ε. Two more lines: ``auto`` (what ``dpcd discover`` picks by
+its public forecast, :func:`dpcd.plan.choose_by_forecast`) and ``pc``, the
+non-private PC (G² for categorical data, Fisher-z for numeric, α = 0.01): the
+ceiling. PC on DP synthetic data is the registry's MST-PC (McKenna, Miklau &
+Sheldon 2021). The public domains come from the data set's generating model
 (:meth:`dpcd.datasets.Dataset.schema`), never from the sample. NOLEAKS and
 CURATE-SB cannot meet a small δ (their line-search subset costs δ = m/n); they
 run at the requested ε with their own δ and are flagged ``within_budget = False``.
@@ -23,6 +29,7 @@ relation, public quantities); the benchmark only measures accuracy.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -36,10 +43,13 @@ from dpcd.datasets import (
     sample_linear_gaussian,
     sample_nonlinear,
 )
+from dpcd.discovery import pc
 from dpcd.graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
+from dpcd.plan import choose_by_forecast
 from dpcd.privacy.relation import convert
 from dpcd.registry import ALGORITHMS, Calibration, PlanRefused, calibrate, make_plan
-from dpcd.release.api import run_algorithm
+from dpcd.release.preparation import default_limits, run_algorithm, view_for
+from dpcd.schema import Schema
 from dpcd.validation import (
     RngLike,
     as_rng,
@@ -51,22 +61,27 @@ from dpcd.validation import (
 
 from .experiments import timed
 
-__all__ = ["CURATE_NETWORKS", "SYNTHETIC", "dataset_kind", "load_dataset", "run_cell", "summarise", "rank_table",
-           "missing_algorithms"]
+__all__ = ["NETWORKS", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "dataset_kind", "load_dataset", "run_cell",
+           "summarise", "rank_table", "missing_algorithms", "applies"]
 
 CURATE_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child")
 """The six bnlearn networks of CURATE's experiments (Bhattacharjee & Tandon 2024)."""
+NETWORKS = (*CURATE_NETWORKS, "alarm")
+"""CURATE's six networks and alarm (37 nodes, 46 edges)."""
 SYNTHETIC = ("linear_gaussian", "nonlinear")
 """Numeric synthetic data: a random DAG with a linear-Gaussian SEM or the PCD paper's nonlinear SEM."""
-SYNTHETIC_P = 8
-SYNTHETIC_SPARSENESS = 0.3
+SYNTHETIC_P = 20
+SYNTHETIC_DEGREE = 2.0
+"""Expected neighbours per node of the synthetic DAGs (edge probability degree/(p − 1))."""
+LINES = ("auto", "pc")
+"""Lines beside the registry's algorithms: what ``discover`` picks, and the non-private ceiling."""
 
 
 def dataset_kind(dataset: str) -> str:
     """``"categorical"`` for a bnlearn network, ``"numeric"`` for the synthetic datasets."""
     if dataset in SYNTHETIC:
         return "numeric"
-    if dataset in BNLEARN_NETWORKS or dataset in CURATE_NETWORKS:
+    if dataset in BNLEARN_NETWORKS or dataset in NETWORKS:
         return "categorical"
     raise ValueError(f"dataset must be a bnlearn network or one of {SYNTHETIC}, got {dataset!r}")
 
@@ -77,7 +92,7 @@ def load_dataset(dataset: str, n: int, rng: RngLike) -> Dataset:
     generator = as_rng(rng)
     if dataset_kind(dataset) == "categorical":
         return load_bnlearn(dataset, n, generator)
-    dag = random_dag(SYNTHETIC_P, SYNTHETIC_SPARSENESS, generator)
+    dag = random_dag(SYNTHETIC_P, SYNTHETIC_DEGREE / (SYNTHETIC_P - 1), generator)
     sampler = sample_linear_gaussian if dataset == "linear_gaussian" else sample_nonlinear
     return sampler(dag, n, generator)
 
@@ -85,6 +100,19 @@ def load_dataset(dataset: str, n: int, rng: RngLike) -> Dataset:
 def missing_algorithms() -> list[str]:
     """Labels of registry algorithms whose module is not part of this version."""
     return [spec.label for spec in ALGORITHMS.values() if not spec.available]
+
+
+def applies(algorithm: str, dataset: str) -> bool:
+    """Whether the benchmark runs ``algorithm`` on ``dataset``: numeric algorithms on numeric data, categorical ones
+    on categorical data, and the categorical candidates of ``auto`` (Marginal-PC, MST-PC) on numeric data too, read
+    through the schema's bins as ``discover`` would; the two extra lines everywhere."""
+    if algorithm in LINES:
+        return True
+    spec = ALGORITHMS[algorithm]
+    if not spec.available or not spec.differentially_private:
+        return False
+    kind = dataset_kind(dataset)
+    return spec.data == kind or (kind == "numeric" and algorithm in ("marginal_pc", "mst_pc"))
 
 
 def _over_budget(spec, *, p: int, n: int, epsilon: float, delta: float, max_order: int | None,
@@ -99,46 +127,74 @@ def _over_budget(spec, *, p: int, n: int, epsilon: float, delta: float, max_orde
     return Calibration(kwargs, epsilon, delta, "replace", plan, plan.as_dict("replace"), reason)
 
 
+@functools.lru_cache(maxsize=256)
+def _auto_pick(schema_json: str, n: int, epsilon: float, delta: float, alpha: float) -> str:
+    """``discover``'s auto pick for a schema (public inputs only; memoised: it is a pure function of them)."""
+    spec, _ = choose_by_forecast(Schema.from_json(schema_json), n=n, epsilon=epsilon, delta=delta, alpha=alpha)
+    return spec.name
+
+
+def _ceiling(sample: Dataset, truth, alpha: float) -> dict[str, Any]:
+    test = "g2" if dataset_kind(sample.name) == "categorical" else "fisherz"
+    result, seconds = timed(pc, sample.data, ci_test=test, alpha=0.01)
+    estimate = result.cpdag
+    return {"label": "PC (not private)", "picked": "", "p": sample.data.shape[1], "parameter": np.nan,
+            "epsilon_guarantee": np.inf, "delta_guarantee": 0.0, "within_budget": True, "error": "",
+            "f1": cpdag_pair_prf(estimate, truth)["f1"], "skeleton_f1": skeleton_prf(estimate, truth)["f1"],
+            "shd": shd(estimate, truth)["shd"], "seconds": seconds, "epsilon_spent": np.nan, "delta_spent": np.nan}
+
+
 def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: int, rng: RngLike,
-             alpha: float = 0.05, max_order: int | None = None) -> list[dict[str, Any]]:
+             alpha: float = 0.05) -> list[dict[str, Any]]:
     """One run of ``algorithm`` on a fresh sample of ``dataset`` at total (epsilon, delta), replace-one.
 
-    Returns one row (a list, empty when the algorithm does not apply to the
-    dataset's type, is not available or is not differentially private): F1 on
-    CPDAG edge pairs and on the skeleton, SHD against the true CPDAG, run time,
-    the calibrated parameter, the worst-case guarantee (``epsilon_guarantee``,
-    ``delta_guarantee``), what the run spent (tight, converted to replace-one)
-    and whether the guarantee is within the budget. An algorithm that raises
-    gives a row with ``error`` set and NaN metrics.
+    ``algorithm`` is a registry name, ``"auto"`` (the algorithm ``discover``
+    picks by its public forecast for this schema, n and budget) or ``"pc"``
+    (non-private PC, the ceiling; its row ignores the budget). Returns one row
+    (a list, empty when the algorithm does not apply to the dataset,
+    :func:`applies`): F1 on CPDAG edge pairs and on the skeleton, SHD against
+    the true CPDAG, run time, the calibrated parameter, the worst-case guarantee
+    (``epsilon_guarantee``, ``delta_guarantee``), what the run spent (tight,
+    converted to replace-one) and whether the guarantee is within the budget.
+    An algorithm that raises gives a row with ``error`` set and NaN metrics.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
-    spec = ALGORITHMS[algorithm]
-    if spec.data != dataset_kind(dataset) or not spec.available or not spec.differentially_private:
+    if not applies(algorithm, dataset):
         return []
     generator = as_rng(rng)
     sample = load_dataset(dataset, n, generator)
     schema = sample.schema()
-    data, truth = sample.data, dag_to_cpdag(sample.dag)
-    p = data.shape[1]
+    truth = dag_to_cpdag(sample.dag)
+    if algorithm == "pc":
+        return [_ceiling(sample, truth, alpha)]
+    picked = _auto_pick(schema.dumps(), n, epsilon, delta, alpha) if algorithm == "auto" else algorithm
+    spec = ALGORITHMS[picked]
+    view = view_for(schema, spec)
+    p = len(view)
+    limits = default_limits(view, spec, n)
     try:
         calibration = calibrate(spec, p=p, n=n, epsilon=epsilon, delta=delta, relation="replace",
-                                max_order=max_order)
+                                max_order=limits.max_order)
     except PlanRefused as error:
         if spec.budget != "total":
             raise
-        calibration = _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=max_order,
+        calibration = _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=limits.max_order,
                                    reason=str(error))
     guarantee = calibration.guarantee
-    row: dict[str, Any] = {"label": spec.label, "p": p, "parameter": calibration.kwargs.get(spec.budget_arg),
+    row: dict[str, Any] = {"label": "auto (discover)" if algorithm == "auto" else spec.label,
+                           "picked": spec.label if algorithm == "auto" else "", "p": p,
+                           "parameter": calibration.kwargs.get(spec.budget_arg),
                            "epsilon_guarantee": guarantee["epsilon"], "delta_guarantee": guarantee["delta"],
                            "within_budget": bool(guarantee["epsilon"] <= epsilon * (1 + 1e-9)
                                                  and guarantee["delta"] <= delta * (1 + 1e-9)),
                            "error": ""}
-    view = schema if spec.data == "numeric" else schema.as_categorical()
+    data = view.encode(sample.data) if spec.data == "categorical" and dataset_kind(dataset) == "numeric" \
+        else sample.data
     try:
-        result, seconds = timed(run_algorithm, spec, data, view, calibration, alpha=alpha, rng=generator)
+        result, seconds = timed(run_algorithm, spec, data, view, calibration, alpha=alpha, rng=generator,
+                                max_tests=limits.max_tests)
     except Exception as error:  # noqa: BLE001 - recorded, the grid goes on
         row.update({"f1": np.nan, "skeleton_f1": np.nan, "shd": np.nan, "seconds": np.nan,
                     "epsilon_spent": np.nan, "delta_spent": np.nan, "error": f"{type(error).__name__}: {error}"})

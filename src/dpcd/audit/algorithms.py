@@ -23,6 +23,8 @@ Priv-PC            Kendall borderline     T examined tests × ε_t + ε_t/2 open
 SVT-PC             Kendall borderline     (p(p − 1)/2 + 1) AboveThreshold runs × ε_e (replace), PLD
 Sub-sampled Gauss  Kendall borderline     T Poisson-sub-sampled Gaussian steps (replace), PLD
 CURATE             Kendall borderline     (``epsilon_total``, ``delta_total``) (replace), Alg. 1
+Moment-PC          covariance: a record   (``epsilon_total``, ``delta``) (replace), Gaussian DP (module theorem
+                   at a corner of the box of :mod:`dpcd.discovery.moment_pc`)
 PrivPC*            covariance: a record   ``epsilon_total`` (replace), Thm. 2 (corrected)
                    at a corner of the box
 NOLEAKS, CURATE-SB covariance corner       ε_total, δ = m/n + I·δ (replace), basic composition
@@ -39,8 +41,9 @@ largest per-round parameter whose worst-case composition is that claim
 must be flagged: EM-PC storing the arg-max separating set of un-noised scores,
 PrivPC* standardising with the data's own means and standard deviations,
 PCD's Kendall decision treating the columns without ties in the data as continuous,
-Marginal-PC releasing its order-0 tables without noise (:class:`UnnoisedOrderZero`), and MST-PC choosing its tree
-by the exact arg-max (:class:`ArgmaxTree`).
+Marginal-PC releasing its order-0 tables without noise (:class:`UnnoisedOrderZero`), MST-PC choosing its tree
+by the exact arg-max (:class:`ArgmaxTree`), and Moment-PC scaling its noise to the observed range of the records
+(:class:`ObservedRangeMoments`).
 
 Examples
 --------
@@ -71,7 +74,7 @@ from .neighbours import (
 )
 from .runner import AuditCase
 
-__all__ = ["AlgorithmRun", "ArgmaxTree", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "available_algorithms", "algorithm_case",
+__all__ = ["AlgorithmRun", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "available_algorithms", "algorithm_case",
            "broken_algorithm_cases", "pcd_decision_case", "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
@@ -480,6 +483,51 @@ def _privpc_star(epsilon: float, rng: np.random.Generator, size: str) -> AuditCa
                  f"[-1, 1]; {pair.description}")
 
 
+@dataclass(frozen=True)
+class ObservedRangeMoments:
+    """BROKEN Moment-PC: the moments' noise is scaled to the **observed** range of the records (the largest
+    |x_i| in the data set), not to the public box — a local sensitivity, the PCD mistake; the claim stays the run's."""
+
+    epsilon_total: float
+    delta: float
+    alpha: float = 0.05
+    max_order: int = 1
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        from ..discovery import moment_pc as module
+        from ..discovery.pc import run_pc
+        from ..privacy.gdp import gdp_mu
+
+        box = np.clip(np.asarray(data, dtype=np.float64), -1.0, 1.0)
+        n, p = box.shape
+        generator = as_rng(rng)
+        reach = max(float(np.abs(box).max()), 1e-3)  # the mistake: read from the data
+        mu = gdp_mu(self.epsilon_total, self.delta)
+        sums, second, sigma = module.noisy_moments(box / reach, mu=mu, rng=generator)
+        mean = sums * reach / n
+        covariance = second * reach ** 2 / n - np.outer(mean, mean)
+        decider = module.MomentDecider(covariance, mean, n, sigma * reach ** 2, alpha=self.alpha, rng=generator,
+                                       n_boot=60, protect_tree=False)
+        return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
+
+
+def _moment_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+    delta = 1e-6
+    # records near the centre of the public box (3 % of its half-width): noise scaled to the box drowns them,
+    # noise scaled to their own range does not -- until one record sits at a corner
+    data = _box_data(rng, _size(size, 1000, 2000, 4000)) * 0.03
+    pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
+    if broken:
+        return _case("BROKEN Moment-PC, noise scaled to the observed range", ObservedRangeMoments(epsilon, delta),
+                     pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace); "
+                     f"{pair.description}", expect_violation=True)
+    kwargs = {"bounds": BOX, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05, "max_order": MAX_ORDER,
+              "n_boot": 60}
+    run = AlgorithmRun("dpcd.discovery.moment_pc", "moment_pc", tuple(sorted(kwargs.items())))
+    return _case("Moment-PC", run, pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} "
+                 f"(replace), public bounds [-1, 1]; {pair.description}")
+
+
 def _far_outlier_pair(rng: np.random.Generator, n: int) -> NeighbouringPair:
     """D: x1 ≈ 0.9 x0 (strong edge), D′: one record's x0 replaced by 10⁶ (far outside any public bound)."""
     z = rng.normal(size=(n, P_VARIABLES))
@@ -628,6 +676,7 @@ def pcd_decision_case(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "qu
 CASES: dict[str, Callable[..., AuditCase]] = {
     "marginal_pc": _marginal_pc,
     "mst_pc": _mst_pc,
+    "moment_pc": _moment_pc,
     "em_pc": _em_pc,
     "lapmech": _lapmech,
     "priv_pc": _priv_pc,
@@ -663,4 +712,5 @@ def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str 
     generator = as_rng(rng)
     return [_em_pc(epsilon, generator, size, sepset="argmax"), _privpc_star_observed(epsilon, generator, size),
             pcd_decision_case(epsilon=epsilon, rng=generator, size=size, detect_continuous=True),
-            _marginal_pc(epsilon, generator, size, broken=True), _mst_pc(epsilon, generator, size, broken=True)]
+            _marginal_pc(epsilon, generator, size, broken=True), _mst_pc(epsilon, generator, size, broken=True),
+            _moment_pc(epsilon, generator, size, broken=True)]

@@ -100,6 +100,11 @@ METHODS: tuple[str, ...] = ("basic", "advanced", "tight")
 _PURE_KINDS = ("laplace", "exponential", "bounded_range", "pure")
 _REL_TOL = 1e-6  # tolerance when checking that a recorded (ε, δ) matches its noise
 _STEP_INTERVAL = 1e-4  # PLD grid of the per-step ε of a sub-sampled Gaussian charge
+PLD_MAX_ROUNDS = 20_000
+"""Above this many charges (counting repeats) the tight total of charges with a zCDP bound is that bound: the PLD
+composition of tens of thousands of rounds takes a minute and 5-7 GB (Priv-PC's worst case on child has 65 360
+rounds), and at the grid of 1e-4 it rounds steps of ε ≈ 1e-5 up tenfold, so there it is also far looser (the
+calibrated per-test ε of Priv-PC on 20 columns at total ε = 1: 1.5e-5 by the PLD, 1.2e-3 by zCDP)."""
 
 
 def _dp_relation(neighbouring: str):
@@ -527,10 +532,11 @@ class PrivacyLedger:
         Gaussian with their sampling rate and noise multiplier under the ledger's
         relation (ADD_OR_REMOVE_ONE or REPLACE_ONE pair; the per-step δ is not
         used). A ledger of Gaussian charges only is composed exactly instead, as
-        one Gaussian with μ = √(Σ 1/m_i²) (μ-GDP, Dong, Roth & Su 2022); one of
-        Gaussian and bounded-range charges also in zCDP (the smaller bound is
-        returned). The result is capped by basic composition (``bound`` says
-        which was returned).
+        one Gaussian with μ = √(Σ 1/m_i²) (μ-GDP, Dong, Roth & Su 2022). When every
+        charge has a zCDP bound (:meth:`_zcdp_rho`), that bound replaces the PLD
+        above :data:`PLD_MAX_ROUNDS` charges, and with bounded-range charges the
+        smaller of the two is returned. The result is capped by basic composition
+        (``bound`` says which was returned).
 
         Empty ledger: (0, 0) for every method.
         """
@@ -565,21 +571,39 @@ class PrivacyLedger:
 
     def _tight_epsilon(self, target_delta: float, interval: float) -> float:
         """ε at ``target_delta`` of the tightest composition the charges allow (an upper bound)."""
-        if all(entry.kind in ("gaussian", "bounded_range") for entry in self._entries) and \
-                any(entry.kind == "bounded_range" for entry in self._entries):
-            # zCDP: a Gaussian with multiplier m is 1/(2m²)-zCDP (Bun & Steinke 2016, Prop. 1.6), an ε-bounded-range
-            # step ε²/8-zCDP (Cesar & Rogers 2021); the ρ's add, and ρ-zCDP is (ε, δ)-DP by Canonne, Kamath &
-            # Steinke (2020, Prop. 12). The PLD of the same charges (bounded-range steps as generic ε-DP) is also an
-            # upper bound; the smaller one is returned.
-            rho = math.fsum(entry.count * (0.5 / entry.noise_multiplier ** 2 if entry.kind == "gaussian"
-                                           else entry.epsilon ** 2 / 8.0) for entry in self._entries)
-            return min(zcdp_epsilon(rho, target_delta), self._pld_epsilon(target_delta, interval))
         if all(entry.kind == "gaussian" for entry in self._entries):
             # Gaussian charges alone compose exactly to one Gaussian: μ = √(Σ count/m²) [Dong, Roth & Su 2022,
             # Cor. 3.3], and μ-GDP is (ε, δ)-DP on an explicit curve (Cor. 2.13): no discretisation error.
             mu = math.sqrt(math.fsum(entry.count / entry.noise_multiplier ** 2 for entry in self._entries))
             return gdp_epsilon(mu, target_delta)
-        return self._pld_epsilon(target_delta, interval)
+        rho = self._zcdp_rho()
+        zcdp = None if rho is None else (zcdp_epsilon(rho, target_delta) if rho > 0 else 0.0)
+        if zcdp is not None and sum(entry.count for entry in self._entries) > PLD_MAX_ROUNDS:
+            return zcdp
+        pld = self._pld_epsilon(target_delta, interval)
+        if zcdp is not None and any(entry.kind == "bounded_range" for entry in self._entries):
+            return min(zcdp, pld)  # the PLD treats a bounded-range step as any ε-DP step; zCDP knows better
+        return pld
+
+    def _zcdp_rho(self) -> Optional[float]:
+        """Σ ρ_i when every charge has a zCDP bound, else None.
+
+        A Gaussian with multiplier m is 1/(2m²)-zCDP (Bun & Steinke 2016,
+        Prop. 1.6), an ε-bounded-range step ε²/8 (Cesar & Rogers 2021), any other
+        pure ε-DP step (Laplace, exponential, pure) ε²/2 (Bun & Steinke 2016,
+        Prop. 1.4); (ε, δ) steps with δ > 0 and sub-sampled Gaussians have none here.
+        """
+        total = []
+        for entry in self._entries:
+            if entry.kind == "gaussian":
+                total.append(entry.count * 0.5 / entry.noise_multiplier ** 2)
+            elif entry.kind == "bounded_range":
+                total.append(entry.count * entry.epsilon ** 2 / 8.0)
+            elif entry.kind in _PURE_KINDS:
+                total.append(entry.count * entry.epsilon ** 2 / 2.0)
+            else:
+                return None
+        return math.fsum(total)
 
     def _pld_epsilon(self, target_delta: float, interval: float) -> float:
         """ε at ``target_delta`` of the PLD composition of all charges (upper bound)."""

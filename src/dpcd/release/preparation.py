@@ -15,12 +15,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..discovery.pc import worst_case_tests
 from ..privacy.relation import Relation
 from ..registry import DEFAULT_PLAN_MAX_ORDER, AlgorithmSpec, AlgorithmUnavailable, Calibration, choose_algorithm
 from ..schema import Schema, SchemaError
 from ..validation import RngLike, as_rng, check_int
 
-__all__ = ["MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "Limits", "default_limits",
+__all__ = ["MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "MAX_PLAN_ROUNDS", "Limits",
+           "default_limits",
            "load_schema", "choose_kind", "auto_algorithm", "view_for", "run_algorithm"]
 
 MAX_LEVELS = 20
@@ -32,6 +34,9 @@ TESTS_PER_PAIR = 100
 """Default cap on a run's CI decisions: this many per pair of columns, p(p − 1)/2 · TESTS_PER_PAIR in all."""
 FALLBACK_MAX_ORDER = 3
 """Default conditioning-order cap where n cannot be used (add/remove) or the tests have no cells (numeric)."""
+MAX_PLAN_ROUNDS = 200_000
+"""Most worst-case rounds a per-round algorithm's default order may imply (alarm at order 2 has 840 600: its PLD
+composition needs gigabytes); a larger ``max_order`` can still be asked for."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,8 @@ def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_orde
       less under noise); :data:`FALLBACK_MAX_ORDER` where n is protected or the
       view is numeric; at most :data:`dpcd.registry.DEFAULT_PLAN_MAX_ORDER` for
       algorithms that pay per round (their noise grows with the number of
-      rounds the order allows) and at most an algorithm's own
+      rounds the order allows), lower still where that order's worst case
+      exceeds :data:`MAX_PLAN_ROUNDS` rounds, and at most an algorithm's own
       ``default_max_order`` (Marginal-PC splits its budget over the orders);
       never above p − 2.
     * ``max_tests`` (when not given): :data:`TESTS_PER_PAIR` decisions per pair
@@ -92,6 +98,12 @@ def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_orde
             max_order = DEFAULT_PLAN_MAX_ORDER
             reasons[-1] = ("max_order {k}: the default of algorithms that pay per round (their noise grows with "
                            "the rounds an order allows)")
+        if spec.budget != "total":
+            while max_order > 0 and worst_case_tests(p, max_order) > MAX_PLAN_ROUNDS:
+                max_order -= 1
+                reasons[-1] = (f"max_order {{k}}: the largest order whose worst case (every CI test it allows, "
+                               f"at most {MAX_PLAN_ROUNDS} rounds) the tight accountant composes in reasonable "
+                               "time and memory")
         preferred = getattr(spec, "default_max_order", None)
         if preferred is not None and max_order > preferred:
             max_order = preferred
