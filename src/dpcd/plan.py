@@ -63,8 +63,8 @@ from .release.preparation import (
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
-__all__ = ["Forecast", "plan", "choose_by_forecast", "random_graph_f1", "result_graph", "FORECAST_COLUMNS",
-           "SYNTHETIC_STATEMENT", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
+__all__ = ["Forecast", "plan", "choose_by_forecast", "ranked", "random_graph_f1", "result_graph", "FORECAST_COLUMNS",
+           "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
 
 FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
                     "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
@@ -92,8 +92,9 @@ class Forecast:
     whether the forecast is above the random graph's interval. ``status`` is
     ``"ok"`` or why the algorithm cannot run at that budget; ``runs`` how many
     synthetic runs fit in the time budget. ``auto`` marks, per budget, the
-    algorithm ``algorithm="auto"`` picks by this forecast (the best ``lift``
-    among :data:`dpcd.registry.AUTO_CANDIDATES`; ``discover`` makes the same
+    algorithm ``algorithm="auto"`` picks by this forecast (among
+    :data:`dpcd.registry.AUTO_CANDIDATES` better than chance, the first unless
+    the best is ahead in skeleton F1 by more than :data:`AUTO_MARGIN`; ``discover`` makes the same
     choice from a forecast with :data:`AUTO_REPETITIONS` runs, see
     :func:`choose_by_forecast`), and the attribute ``auto`` names the pick at
     the largest budget; ``max_order``/``max_tests`` the search caps
@@ -108,10 +109,9 @@ class Forecast:
     statement: str
 
     def best(self, epsilon: float) -> pd.Series | None:
-        """The row with the highest ``lift`` over a random graph at ``epsilon`` (None when nothing ran)."""
-        rows = self.table[(self.table["epsilon"] == epsilon) & (self.table["status"] == "ok")]
-        rows = rows[rows["lift"].notna()]
-        return None if rows.empty else rows.loc[rows["lift"].idxmax()]
+        """The best row at ``epsilon`` by :func:`ranked` (None when nothing ran)."""
+        rows = ranked(self.table[self.table["epsilon"] == epsilon])
+        return None if rows.empty else rows.iloc[0]
 
     def plot(self, ax: Any = None, *, max_lines: int = 5):
         """Skeleton F1 against ε (mean; band: 10–90 % of single runs) beside a random graph's; returns the figure.
@@ -153,6 +153,21 @@ class Forecast:
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         fig.tight_layout()
         return fig
+
+
+def ranked(rows: pd.DataFrame) -> pd.DataFrame:
+    """Forecast rows that ran, best first: those better than chance by skeleton F1, then the others by lift.
+
+    A row is better than chance when its mean skeleton F1 exceeds the 90 %
+    quantile of a random graph with as many edges — which a dense graph, or a
+    noisy one, does not; among those the F1 itself ranks (the lift would
+    favour whichever releases fewer edges). Rows no better than chance follow,
+    by their lift.
+    """
+    rows = rows[(rows["status"] == "ok") & rows["skeleton_f1"].notna()]
+    good = rows["skeleton_f1"] > rows["random_f1_high"]
+    return pd.concat([rows[good].sort_values("skeleton_f1", ascending=False, kind="stable"),
+                      rows[~good].sort_values("lift", ascending=False, kind="stable")])
 
 
 def random_graph_f1(p: int, true_edges: Sequence[int], released_edges: Sequence[int]) -> tuple[float, float]:
@@ -354,18 +369,22 @@ def plan(
 
 def _auto_picks(table: pd.DataFrame, schema: Schema, target: Any,
                 registry: Mapping[str, AlgorithmSpec]) -> dict[float, str]:
-    """``algorithm="auto"`` at each budget of ``table``: the best lift among :data:`dpcd.registry.AUTO_CANDIDATES`.
+    """``algorithm="auto"`` at each budget of ``table``: among :data:`dpcd.registry.AUTO_CANDIDATES` better than
+    chance, the first unless the best (:func:`ranked`) has a skeleton F1 ahead by more than :data:`AUTO_MARGIN`.
 
     Without a forecast row of any candidate (none ran, or none was asked for),
     the registry's fixed preference (:func:`dpcd.release.preparation.auto_algorithm`).
     """
-    allowed = set(AUTO_CANDIDATES.get(choose_kind(schema), ()))
+    order = list(AUTO_CANDIDATES.get(choose_kind(schema), ()))
     picks: dict[float, str] = {}
     for eps in sorted(set(table["epsilon"])):
-        rows = table[(table["epsilon"] == eps) & (table["status"] == "ok") & table["algorithm"].isin(allowed)
-                     & table["lift"].notna()]
+        rows = ranked(table[(table["epsilon"] == eps) & table["algorithm"].isin(order)])
         if len(rows):
-            picks[eps] = str(rows.loc[rows["lift"].idxmax(), "algorithm"])
+            best = rows.iloc[0]
+            good = rows[rows["skeleton_f1"] > rows["random_f1_high"]]
+            preferred = good.iloc[int(np.argmin([order.index(a) for a in good["algorithm"]]))] if len(good) else best
+            picks[eps] = str(best["algorithm"] if best["skeleton_f1"] > preferred["skeleton_f1"] + AUTO_MARGIN
+                             else preferred["algorithm"])
             continue
         try:
             picks[eps] = auto_algorithm(schema, target, registry).name
@@ -374,7 +393,11 @@ def _auto_picks(table: pd.DataFrame, schema: Schema, target: Any,
     return picks
 
 
-AUTO_REPETITIONS = 2
+AUTO_MARGIN = 0.1
+"""``auto`` leaves the first of :data:`dpcd.registry.AUTO_CANDIDATES` better than chance (the best on real networks
+in the benchmark) only for a candidate whose forecast skeleton F1 is ahead by more than this: forecasts of close
+candidates on synthetic data differ by chance more than by merit."""
+AUTO_REPETITIONS = 3
 """Synthetic runs per candidate when ``discover`` picks ``auto`` by forecast (``dpcd plan`` may run more)."""
 AUTO_TIME_BUDGET = 5.0
 """Seconds per candidate for that forecast (at least one run each)."""
@@ -388,8 +411,9 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
 
     Runs :func:`plan` for the schema's :data:`dpcd.registry.AUTO_CANDIDATES`
     (those proven for ``relation``) with :data:`AUTO_REPETITIONS` synthetic
-    data sets each and picks the largest ``lift`` over a random graph with as
-    many edges. Every input is public — there is no data argument — so the
+    data sets each and keeps the first candidate better than a random graph with
+    as many edges unless the best (:func:`ranked`) is ahead in skeleton F1 by
+    more than :data:`AUTO_MARGIN`. Every input is public — there is no data argument — so the
     choice spends no budget. Under add/remove n is protected and no forecast
     can be made: the registry's fixed preference is used instead.
 
