@@ -62,7 +62,7 @@ from dpcd.validation import (
 from .experiments import timed
 
 __all__ = ["NETWORKS", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "dataset_kind", "load_dataset", "run_cell",
-           "summarise", "rank_table", "missing_algorithms", "applies"]
+           "summarise", "monotone_table", "rank_table", "missing_algorithms", "applies"]
 
 CURATE_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child")
 """The six bnlearn networks of CURATE's experiments (Bhattacharjee & Tandon 2024)."""
@@ -177,11 +177,17 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     try:
         calibration = calibrate(spec, p=p, n=n, epsilon=epsilon, delta=delta, relation="replace",
                                 max_order=limits.max_order)
-    except PlanRefused as error:
+    except (PlanRefused, ValueError) as error:
         if spec.budget != "total":
             raise
-        calibration = _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=limits.max_order,
-                                   reason=str(error))
+        try:
+            calibration = _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=limits.max_order,
+                                       reason=str(error))
+        except ValueError as refused:  # no parameter runs at this budget at all (NOLEAKS below its subset's charge)
+            return [{"label": spec.label, "picked": "", "p": p, "parameter": np.nan, "epsilon_guarantee": np.nan,
+                     "delta_guarantee": np.nan, "within_budget": False, "error": f"refused: {refused}",
+                     "f1": np.nan, "skeleton_f1": np.nan, "shd": np.nan, "seconds": np.nan,
+                     "epsilon_spent": np.nan, "delta_spent": np.nan}]
     guarantee = calibration.guarantee
     row: dict[str, Any] = {"label": "auto (discover)" if algorithm == "auto" else spec.label,
                            "picked": spec.label if algorithm == "auto" else "", "p": p,
@@ -216,15 +222,47 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
 
 
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean ± std over repetitions per (dataset, algorithm, ε)."""
+    """Mean ± std per (dataset, algorithm, ε), the range of single runs' skeleton F1, and auto's most common pick."""
     metrics = ["f1", "skeleton_f1", "shd", "seconds", "epsilon_spent"]
     grouped = results.groupby(["dataset", "label", "epsilon"], sort=False)
     summary = grouped[metrics].agg(["mean", "std"])
     summary.columns = [f"{m}_{s}" for m, s in summary.columns]
+    summary["skeleton_f1_min"] = grouped["skeleton_f1"].min()
+    summary["skeleton_f1_max"] = grouped["skeleton_f1"].max()
     summary["runs"] = grouped.size()
     summary["within_budget"] = grouped["within_budget"].all()
     summary["errors"] = grouped["error"].apply(lambda e: int((e != "").sum()))
+    picked = results["picked"] if "picked" in results else pd.Series("", index=results.index)
+    summary["picked"] = picked.groupby([results["dataset"], results["label"], results["epsilon"]], sort=False) \
+        .agg(lambda v: v.mode().iloc[0] if len(v.mode()) else "")
     return summary.reset_index()
+
+
+def monotone_table(results: pd.DataFrame, *, metric: str = "skeleton_f1", level: float = 0.99) -> pd.DataFrame:
+    """Per (algorithm, dataset): the least-squares slope of ``metric`` on log₁₀ ε over every run, with its
+    two-sided ``level`` confidence interval; ``falls`` is True when the interval lies below zero.
+
+    >>> runs = pd.DataFrame({"label": ["A"] * 6, "dataset": ["d"] * 6, "within_budget": [True] * 6,
+    ...                      "epsilon": [0.1, 0.1, 1.0, 1.0, 10.0, 10.0], "skeleton_f1": [0.1, 0.2, 0.5, 0.4, 0.9, 0.8]})
+    >>> row = monotone_table(runs).iloc[0]
+    >>> round(float(row["slope"]), 2), bool(row["falls"])
+    (0.35, False)
+    """
+    from scipy import stats
+
+    rows = []
+    valid = results[results[metric].notna()]
+    for (label, dataset), part in valid.groupby(["label", "dataset"], sort=False):
+        x = np.log10(part["epsilon"].to_numpy(dtype=float))
+        y = part[metric].to_numpy(dtype=float)
+        if np.unique(x).size < 2 or len(x) < 3:
+            continue
+        fit = stats.linregress(x, y)
+        half = float(stats.t.ppf(0.5 + level / 2, len(x) - 2) * fit.stderr) if np.isfinite(fit.stderr) else 0.0
+        rows.append({"label": label, "dataset": dataset, "runs": len(x), "slope": float(fit.slope),
+                     "low": float(fit.slope) - half, "high": float(fit.slope) + half,
+                     "falls": bool(float(fit.slope) + half < 0)})
+    return pd.DataFrame(rows, columns=["label", "dataset", "runs", "slope", "low", "high", "falls"])
 
 
 def rank_table(summary: pd.DataFrame, *, metric: str = "f1", higher_is_better: bool = True) -> pd.DataFrame:

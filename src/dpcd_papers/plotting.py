@@ -62,6 +62,11 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "NOLEAKS": _CB[8],  # yellow
     "NOTEARS": _CB[7],  # grey
     "ANM": _CB[0],  # blue (ANM is never plotted next to EM-PC)
+    "Marginal-PC": "#882255",  # wine
+    "MST-PC": "#117733",  # dark green
+    "Moment-PC": "#332288",  # indigo
+    "auto (discover)": "#000000",
+    "PC (not private)": "#777777",
 }
 """Colour of each algorithm, identical in every figure of the compendium."""
 
@@ -78,6 +83,11 @@ ALGORITHM_MARKERS: dict[str, str] = {
     "NOLEAKS": "<",
     "NOTEARS": ">",
     "ANM": "o",
+    "Marginal-PC": "d",
+    "MST-PC": "p",
+    "Moment-PC": "H",
+    "auto (discover)": "o",
+    "PC (not private)": "",
 }
 """Marker of each algorithm, so figures stay readable in greyscale."""
 
