@@ -674,9 +674,6 @@ def pcd_decision_case(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "qu
 
 
 CASES: dict[str, Callable[..., AuditCase]] = {
-    "marginal_pc": _marginal_pc,
-    "mst_pc": _mst_pc,
-    "moment_pc": _moment_pc,
     "em_pc": _em_pc,
     "lapmech": _lapmech,
     "priv_pc": _priv_pc,
@@ -687,6 +684,9 @@ CASES: dict[str, Callable[..., AuditCase]] = {
     "noleaks": lambda epsilon, rng, size: _score_based("noleaks", epsilon, rng, size),
     "curate_sb": lambda epsilon, rng, size: _score_based("curate_sb", epsilon, rng, size),
     "pcd": _pcd,
+    "marginal_pc": _marginal_pc,
+    "mst_pc": _mst_pc,
+    "moment_pc": _moment_pc,
 }
 """Audit case builder per registry name: ``builder(epsilon, rng, size) -> AuditCase``."""
 
