@@ -65,7 +65,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "Marginal-PC": "#882255",  # wine
     "MST-PC": "#117733",  # dark green
     "Moment-PC": "#332288",  # indigo
-    "auto (discover)": "#000000",
+    "auto (discover)": "#AA4499",  # purple
     "PC (not private)": "#777777",
 }
 """Colour of each algorithm, identical in every figure of the compendium."""
