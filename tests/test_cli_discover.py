@@ -189,3 +189,22 @@ def test_missing_file_and_occupied_out_folder(tmp_path, capsys, csvs):
                  "--out", str(out)]) == 2
     assert "not an empty folder" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
+
+
+def test_ctrl_c_leaves_nothing_half_written(tmp_path, monkeypatch, capsys):
+    # an interrupt while the files are written (the last and longest step of a release) leaves no output folder
+    # and no staging folder; the command line says "interrupted" and exits 130
+    sample = load_bnlearn("cancer", 1_000, rng=0)
+    data = tmp_path / "cancer.csv"
+    sample.data.to_csv(data, index=False)
+    spec = sample.schema().save(tmp_path / "schema.json")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writers, "_draw", interrupted)
+    out = tmp_path / "release"
+    status = main(["discover", str(data), "--schema", str(spec), "--epsilon", "1", "--out", str(out),
+                   "--no-progress", "--forecast", "0"])
+    assert status == 130 and "interrupted" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cancer.csv", "schema.json"]
