@@ -309,7 +309,7 @@ def test_ledgers_compose_as_stated():
     x, y = _anm_data(12, n=200)
     res = anm.private_anm_test_set(x, y, epsilon=0.5, delta=1e-6, rng=0)
     total = res.ledger.total("basic")
-    assert res.ledger.neighbouring == "replace"
+    assert res.ledger.relation == "replace"
     assert total.epsilon == pytest.approx(3 * 2 * 0.5 + 4 * 3 * 0.5)
     assert total.delta == pytest.approx(4e-6)
     train = anm.private_anm_training_set(x, y, epsilon=0.5, lam=0.5, bandwidth=0.5, bounds_x=(-1.0, 1.0),

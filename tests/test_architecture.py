@@ -148,3 +148,131 @@ def test_algorithm_modules_hold_algorithms_only(forbidden):
                  for target, _, line in imports_of(name)
                  if target == forbidden or target.startswith(forbidden + ".")]
     assert not offenders, "\n".join(offenders)
+
+
+# --------------------------------------------------------------------------- the algorithm objects (ARCHITECTURE.md)
+
+FLOORS = {  # a package or top-level module of the library may import only from its own floor or below
+    0: {"dpcd._version", "dpcd.validation", "dpcd.graphs", "dpcd.kernels", "dpcd.schema", "dpcd.datasets"},
+    1: {"dpcd.privacy", "dpcd.ci"},
+    2: {"dpcd.discovery", "dpcd.bivariate"},
+    3: {"dpcd.registry"},
+    4: {"dpcd.preparation"},
+    5: {"dpcd.forecast", "dpcd.plan"},
+    6: {"dpcd.release"},
+    7: {"dpcd.audit", "dpcd.teaching", "dpcd.cli", "dpcd.__main__", "dpcd"},
+}
+UNIT_FLOOR = {unit: floor for floor, units in FLOORS.items() for unit in units}
+
+
+def _unit(name: str) -> str:
+    """The floor unit of library module ``name``: its first-level package or module under ``dpcd``."""
+    parts = name.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else parts[0]
+
+
+def test_every_library_unit_has_a_floor():
+    units = {_unit(name) for name in MODULES if name.split(".")[0] == LIBRARY}
+    assert units <= set(UNIT_FLOOR), f"units without a floor in ARCHITECTURE.md: {sorted(units - set(UNIT_FLOOR))}"
+
+
+def test_imports_never_go_up_a_floor_so_no_loop_between_packages():
+    offenders = []
+    for name in MODULES:
+        if name.split(".")[0] != LIBRARY or name == LIBRARY:
+            continue
+        for target, _, line in imports_of(name):
+            if target.split(".")[0] != LIBRARY or target == LIBRARY:
+                continue
+            here, there = UNIT_FLOOR[_unit(name)], UNIT_FLOOR[_unit(target)]
+            if there > here:
+                offenders.append(f"{MODULES[name].relative_to(SRC)}:{line} (floor {here}) imports {target} "
+                                 f"(floor {there})")
+    assert not offenders, "\n".join(offenders)
+    units = {}
+    for name in MODULES:
+        if name.split(".")[0] == LIBRARY and name != LIBRARY:
+            units.setdefault(_unit(name), set()).update(
+                _unit(t) for t, _, _ in imports_of(name) if t.split(".")[0] == LIBRARY and t != LIBRARY)
+    edges = {u: {t for t in ts if t != u} for u, ts in units.items()}
+    assert not _cycles(edges), _cycles(edges)
+
+
+def test_the_library_reaches_no_module_by_a_name_in_a_string():
+    offenders = []
+    for name, path in MODULES.items():
+        if name.split(".")[0] != LIBRARY:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            called = ast.unparse(node.func)
+            first = node.args[0] if node.args else None
+            literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+            if called.endswith("import_module") or called == "__import__" or (
+                    called.endswith("find_spec") and (literal is None or literal.startswith(("dpcd", ".")))):
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node)}")
+    assert not offenders, "\n".join(offenders)
+
+
+def _algorithm_modules() -> dict[str, str]:
+    from dpcd.registry import ALGORITHMS
+
+    return {spec.run.__module__: name for name, spec in ALGORITHMS.items()}
+
+
+def test_no_algorithm_module_imports_a_sibling_algorithm():
+    algorithms = _algorithm_modules()
+    offenders = [f"{MODULES[name].relative_to(SRC)}:{line} imports {target}"
+                 for name in algorithms for target, _, line in imports_of(name)
+                 if target in algorithms and target != name]
+    assert not offenders, "\n".join(offenders)
+
+
+UNSAFE_KEYWORDS = {"sepset", "distance", "composition", "unproven_sensitivity", "sensitivity_mode", "degenerate"}
+"""Switches to published-but-unproven variants; they are reachable only through ``unproven=`` (marked not DP)."""
+
+
+def test_no_unsafe_keyword_in_the_public_signature_of_a_registry_algorithm():
+    import inspect
+
+    from dpcd.registry import ALGORITHMS
+
+    for name, spec in ALGORITHMS.items():
+        parameters = inspect.signature(spec.run).parameters
+        assert not UNSAFE_KEYWORDS & set(parameters), (name, sorted(UNSAFE_KEYWORDS & set(parameters)))
+        if "sensitivity" in parameters:  # only a declared bound the algorithm checks against its proof
+            assert parameters["sensitivity"].default is None, name
+        if "unproven" in parameters:
+            assert parameters["unproven"].default is None, name
+            assert parameters["unproven"].kind is inspect.Parameter.KEYWORD_ONLY, name
+
+
+def test_discover_never_opts_into_an_unproven_variant():
+    import inspect
+
+    from dpcd.preparation import run_algorithm
+    from dpcd.registry import calibrate
+
+    for function in (run_algorithm, calibrate):  # every keyword a release passes is built by these two
+        assert "unproven" not in inspect.getsource(function)
+
+
+NULL_SIMULATIONS = {"dpcd.ci.noisy", "dpcd.discovery.moment_pc"}
+"""Modules that draw Gaussian numbers to simulate a test's null distribution from already-noisy statistics
+(a parametric bootstrap: post-processing, not privacy noise)."""
+
+
+def test_privacy_noise_is_drawn_in_one_module():
+    offenders = []
+    for name, path in MODULES.items():
+        if not name.startswith(("dpcd.discovery", "dpcd.bivariate", "dpcd.privacy", "dpcd.ci")) \
+                or name == "dpcd.privacy.mechanisms":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                    node.func.attr in ("laplace", "exponential", "gumbel")
+                    or (node.func.attr == "normal" and name not in NULL_SIMULATIONS)):
+                offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node.func)}")
+    assert not offenders, "draw noise with dpcd.privacy.mechanisms.laplace_noise / gaussian_noise:\n" + \
+        "\n".join(offenders)

@@ -33,7 +33,7 @@ class _EMPCRun:
     def __call__(self, data, rng):
         result = em_pc(data, levels=dict(self.levels), epsilon_total=self.epsilon_total,
                        epsilon_split=self.epsilon_split, max_order=self.max_order, alpha=self.alpha, rng=rng,
-                       sepset=self.sepset)
+                       unproven={"sepset": "argmax"} if self.sepset == "argmax" else None)
         return graph_key(result)
 
 

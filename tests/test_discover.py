@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from dataclasses import replace
@@ -16,7 +17,7 @@ from dpcd import registry as reg
 from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
 from dpcd.discovery.pc import Decider, pc, run_pc, worst_case_tests
 from dpcd.privacy import PrivacyLedger
-from dpcd.privacy.relation import ADD_REMOVE, PrivacyPlan, convert
+from dpcd.privacy.relation import ADD_REMOVE, WorstCase, convert
 from dpcd.release import writers
 from dpcd.release.api import choose_kind
 from dpcd.schema import DataPreparationError, Schema, SchemaError
@@ -27,11 +28,11 @@ RELATION = ADD_REMOVE
 SPEND = {"factor": 1.0}
 
 
-def plan(*, epsilon_total: float) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float) -> WorstCase:
     ledger = PrivacyLedger("add/remove", public=("domains",))
     ledger.charge("test charge", epsilon=epsilon_total / 4, count=4, kind="laplace")
-    return PrivacyPlan("fake_pc", ADD_REMOVE, epsilon_total, 0.0, ("domains",), "four Laplace charges", "basic",
-                       ledger)
+    return WorstCase("fake_pc", ADD_REMOVE, epsilon_total, 0.0, ("domains",), "four Laplace charges", "basic",
+                     ledger)
 
 
 def pc_with_total_ledger(data, *, levels, epsilon_total, alpha, rng, max_order=None, max_tests=None):
@@ -42,8 +43,8 @@ def pc_with_total_ledger(data, *, levels, epsilon_total, alpha, rng, max_order=N
     return replace(result, ledger=ledger)
 
 
-FAKE = reg.AlgorithmSpec("fake_pc", "Fake-PC", __name__, "pc_with_total_ledger", "categorical", "total",
-                         "epsilon_total")
+FAKE = reg.PrivateAlgorithm("fake_pc", "Fake-PC", "categorical", ADD_REMOVE, ("domains",), "total", "epsilon_total",
+                            run=pc_with_total_ledger, privacy_map=worst_case)
 REGISTRY = {"fake_pc": FAKE}
 
 
@@ -75,23 +76,25 @@ def test_one_registry_serves_discover_benchmark_and_audit():
     assert set(reg.ALGORITHMS) == {"marginal_pc", "mst_pc", "moment_pc", "em_pc", "lapmech", "priv_pc", "svt_pc",
                                    "subsampled_gaussian", "curate", "privpc_star", "pcd", "noleaks", "curate_sb"}
     assert benchmark.ALGORITHMS is reg.ALGORITHMS
-    assert set(audit.available_algorithms()) <= set(reg.ALGORITHMS)
+    assert set(audit.CASES) == set(reg.ALGORITHMS)  # every algorithm has its audit case
     assert set(curate.EXPERIMENT_ALGORITHMS) - {"pc"} <= set(reg.ALGORITHMS)
     for spec in reg.ALGORITHMS.values():
-        assert spec.available, spec.name
         assert spec.budget_arg in ("epsilon_total", "epsilon_per_test", "epsilon_per_edge", "sigma")
-        assert spec.budget_arg in spec.load().__code__.co_varnames  # the keyword exists
+        parameters = inspect.signature(spec.run).parameters
+        assert spec.budget_arg in parameters  # the keyword exists
         if spec.takes_max_order:
-            assert {"max_order", "max_tests"} <= set(spec.load().__code__.co_varnames)
+            assert {"max_order", "max_tests"} <= set(parameters)
         assert spec.relation.name in ("add/remove", "replace")
 
 
-def test_missing_module_is_reported_as_not_available():
-    ghost = reg.AlgorithmSpec("ghost", "Ghost", "dpcd.discovery.no_such_module", "ghost", "numeric", "total",
-                              "epsilon_total")
-    assert not ghost.available
-    with pytest.raises(reg.AlgorithmUnavailable, match="not available in this version"):
-        reg.resolve_algorithm("ghost", {"ghost": ghost})
+def test_each_algorithm_module_exports_its_object_and_the_registry_holds_that_object():
+    import importlib
+
+    for name, spec in reg.ALGORITHMS.items():
+        module = importlib.import_module(spec.run.__module__)
+        exported = [value for value in vars(module).values() if value is spec]
+        assert exported, f"{spec.run.__module__} does not export the registry's object for {name}"
+        assert spec.privacy_map.__module__ == spec.run.__module__  # run and its privacy map live in one module
 
 
 def test_resolve_by_name_or_label_and_auto_by_relation():
@@ -153,7 +156,7 @@ def test_calibration_fills_but_never_exceeds_the_budget(name, epsilon):
     # a parameter 3 % more generous breaks the budget: the search is tight
     bolder = value / 1.03 if spec.budget == "noise" else value * 1.03
     params = {**calibration.kwargs, spec.budget_arg: bolder}
-    assert reg.make_plan(spec, p=8, n=10_000, **params).epsilon > epsilon
+    assert reg.worst_case_of(spec, p=8, n=10_000, **params).epsilon > epsilon
     if spec.budget == "per_test":  # the tight accountant buys more per round than basic composition would
         assert value > epsilon / (worst_case_tests(8, 2) + 1)
 
@@ -177,7 +180,7 @@ def test_total_budget_algorithms_get_the_budget_converted_to_their_relation():
     ("pcd", "replace", "local sensitivity"),
 ])
 def test_plans_that_cannot_meet_the_request_are_refused_before_any_data(name, relation, match):
-    with pytest.raises(reg.PlanRefused, match=match):
+    with pytest.raises(reg.CalibrationRefused, match=match):
         reg.calibrate(reg.ALGORITHMS[name], p=5, n=10_000, epsilon=1.0, delta=1e-6, relation=relation)
 
 
@@ -252,8 +255,33 @@ def test_guarantee_within_request_for_every_algorithm_and_relation(asia, name, r
         found.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= guarantee["epsilon"] * (1 + 1e-6)
 
 
+RELEASABLE = [name for name, spec in reg.ALGORITHMS.items() if reg.release_refusal(spec) is None]
+
+
+@pytest.mark.parametrize("name", RELEASABLE)
+def test_every_run_stays_within_its_privacy_map(asia, gauss, name):
+    # the run's ledger (its run-time charges) against the object's privacy map at the calibrated parameters
+    from dpcd.preparation import default_limits, run_algorithm, view_for
+    from dpcd.release.tables import encode_table
+
+    spec = reg.ALGORITHMS[name]
+    frame, schema = asia if spec.data == "categorical" else gauss
+    view = view_for(schema, spec)
+    limits = default_limits(view, spec, len(frame))
+    calibration = reg.calibrate(spec, p=len(view), n=len(frame), epsilon=1.0, delta=1e-6,
+                                max_order=limits.max_order)
+    result = run_algorithm(spec, encode_table(frame, view), view, calibration, alpha=0.05, rng=3,
+                           max_tests=limits.max_tests)
+    worst = calibration.worst_case
+    assert result.ledger.differentially_private and result.ledger.relation == worst.relation.name
+    spent = min(result.ledger.total("basic").epsilon,
+                result.ledger.total("tight", target_delta=max(worst.delta, 1e-12)).epsilon)
+    assert spent <= worst.epsilon * (1 + 1e-6) + 1e-9, (name, spent, worst.epsilon)
+    assert worst.epsilon <= 1.0 * (1 + 1e-9) or spec.relation.name != "replace"
+
+
 def test_numeric_auto_picks_by_forecast_and_mixed_tables_are_coded_by_the_schema(gauss):
-    from dpcd.plan import choose_by_forecast
+    from dpcd.forecast import choose_by_forecast
 
     data, schema = gauss
     found = dpcd.discover(data, schema=schema, epsilon=2.0, rng=0, progress=False)
@@ -396,8 +424,7 @@ def test_a_release_draws_its_noise_from_fresh_entropy_unless_seeded(asia, monkey
     # the same data draw different noise); a seed makes a run reproducible and privacy.json says it was given
     labels, schema = asia
     draws: list[float] = []
-    monkeypatch.setattr(__import__(__name__), "recorded_pc", _draw_recorder(draws), raising=False)
-    registry = {"recorded_pc": replace(FAKE, name="recorded_pc", function="recorded_pc")}
+    registry = {"recorded_pc": replace(FAKE, name="recorded_pc", run=_draw_recorder(draws))}
     found = [dpcd.discover(labels, schema=schema, algorithm="recorded_pc", epsilon=1.0, registry=registry,
                            progress=False) for _ in range(2)]
     assert draws[0] != draws[1]

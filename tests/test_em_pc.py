@@ -224,7 +224,10 @@ def test_em_pc_default_scores_are_all_provable():
     assert result.info["distance"] == "lipschitz" and result.info["unproven_scores"] == 0
     assert result.ledger.total().epsilon <= 5.0 + 1e-9
     with pytest.raises(ValueError, match="distance"):
-        em_pc(data, levels=(3,) * 5, epsilon_total=5.0, rng=1, distance="exact")
+        em_pc(data, levels=(3,) * 5, epsilon_total=5.0, rng=1, unproven={"distance": "exact"})
+    searched = em_pc(data, levels=(3,) * 5, epsilon_total=5.0, rng=1, unproven={"distance": "search"})
+    assert searched.info["distance"] == "search"
+    assert "not" in searched.ledger.summary()["totals"]["basic"]["not_dp"] or searched.ledger.not_dp
 
 
 def test_count_quality_is_the_papers_eq_6_to_8():
@@ -312,7 +315,7 @@ def test_ledger_never_exceeds_epsilon():
         result = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=epsilon, rng=1, epsilon_split=split)
         assert result.ledger.total("basic").epsilon <= epsilon * (1 + 1e-9)
         assert result.info["spent"] == pytest.approx(result.ledger.total("basic").epsilon)
-        assert result.ledger.neighbouring == "add/remove"
+        assert result.ledger.relation == "add/remove"
 
 
 def test_same_seed_same_result():
@@ -339,7 +342,9 @@ def test_bad_input():
     with pytest.raises(ValueError, match="alpha"):
         em_pc(data, levels=levels, epsilon_total=1.0, rng=0, alpha=1.5)
     with pytest.raises(ValueError, match="sepset"):
-        em_pc(data, levels=levels, epsilon_total=1.0, rng=0, sepset="best")
+        em_pc(data, levels=levels, epsilon_total=1.0, rng=0, unproven={"sepset": "best"})
+    with pytest.raises(TypeError, match="sepset"):
+        em_pc(data, levels=levels, epsilon_total=1.0, rng=0, sepset="argmax")  # not among the ordinary parameters
     with pytest.raises(TypeError, match="epsilon"):
         em_pc(data, levels=levels, epsilon=1.0, rng=0)  # the budget is named epsilon_total
 
@@ -431,7 +436,7 @@ def _record_rounds(monkeypatch) -> list[dict]:
 def test_joint_sepsets_come_from_the_frozen_neighbourhood(monkeypatch, epsilon_total, seed):
     data = _collider_data(2_000, 30 + seed)
     rounds = _record_rounds(monkeypatch)
-    result = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=epsilon_total, rng=seed, sepset="joint")
+    result = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=epsilon_total, rng=seed)
     names = result.nodes
     stored = {}
     for r in rounds:
@@ -454,7 +459,8 @@ def test_joint_draw_picks_the_best_set_at_huge_epsilon_like_argmax(monkeypatch):
     for rule in ("joint", "argmax"):
         # max_distance large enough that the independent scores are not all capped at the same value
         runs[rule] = em_pc(data, levels=(2, 2, 2, 2), epsilon_total=1e7, epsilon_split=(1e5, 1e5), rng=0,
-                           sepset=rule, max_distance=500)
+                           unproven={"sepset": "argmax"} if rule == "argmax" else None, max_distance=500)
+    assert runs["joint"].ledger.differentially_private and not runs["argmax"].ledger.differentially_private
     for r in rounds:
         for y, (score, best) in r["best"].items():
             assert score == best, r  # the stored set has the best score of the removed neighbour's sets
@@ -468,8 +474,8 @@ def test_joint_draw_picks_the_best_set_at_huge_epsilon_like_argmax(monkeypatch):
 
 def test_joint_run_is_reproducible_by_seed():
     data = _collider_data(3_000, 12)
-    first = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=3.0, rng=5, sepset="joint")
-    second = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=3.0, rng=np.random.default_rng(5), sepset="joint")
+    first = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=3.0, rng=5)
+    second = em_pc(data, levels=COLLIDER_LEVELS, epsilon_total=3.0, rng=np.random.default_rng(5))
     assert first.skeleton == second.skeleton
     assert first.sepsets == second.sepsets
     assert set(first.cpdag.edges) == set(second.cpdag.edges)
@@ -484,14 +490,14 @@ def test_joint_run_is_reproducible_by_seed():
 @pytest.mark.parametrize("epsilon_total, split", [(0.3, None), (1.0, None), (3.0, (0.4, 0.3)), (5.0, (1.0, 1.0)),
                                                  (1.0, (0.3, 0.25))])
 def test_plan_is_within_budget_and_dominates_the_run(epsilon_total, split):
-    plan = em_pc_module.plan(epsilon_total=epsilon_total, epsilon_split=split)
+    plan = em_pc_module.worst_case(epsilon_total=epsilon_total, epsilon_split=split)
     assert plan.epsilon <= epsilon_total * (1 + 1e-12)
     assert plan.delta == 0.0
     assert plan.relation.name == em_pc_module.RELATION.name == "add/remove"
     assert plan.charges.total("basic").epsilon <= epsilon_total * (1 + 1e-12)
     result = em_pc(_collider_data(2_000, 13), levels=COLLIDER_LEVELS, epsilon_total=epsilon_total,
                    epsilon_split=split, rng=4)
-    assert result.ledger.neighbouring == plan.relation.name
+    assert result.ledger.relation == plan.relation.name
     assert result.ledger.total("basic").epsilon <= plan.epsilon * (1 + 1e-9)
     assert result.info["spent"] <= plan.epsilon * (1 + 1e-9)
     assert result.info["epsilon_total"] == epsilon_total and "epsilon" not in result.info
@@ -506,7 +512,7 @@ def test_plan_covers_rounds_that_save_epsilon_1():
     """A round with no independent neighbour pays only eps_2, so a run can pay more than
     floor(eps / (eps_1 + eps_2)) rounds; the plan's guarantee is the filter's budget, which covers them."""
     data = _collider_data(2_000, 13)
-    plan = em_pc_module.plan(epsilon_total=1.0, epsilon_split=(0.3, 0.25))
+    plan = em_pc_module.worst_case(epsilon_total=1.0, epsilon_split=(0.3, 0.25))
     assert plan.epsilon == pytest.approx(1.0)
     spent = []
     for seed in range(40):
@@ -516,9 +522,9 @@ def test_plan_covers_rounds_that_save_epsilon_1():
     # some run pays two rounds (0.25 + 0.55 = 0.8), more than one full round of 0.55
     assert max(rounds for rounds, _ in spent) >= 2
     assert max(total for _, total in spent) > 0.55 + 1e-9
-    assert em_pc_module.plan(epsilon_total=3.0).epsilon == pytest.approx(3.0)
+    assert em_pc_module.worst_case(epsilon_total=3.0).epsilon == pytest.approx(3.0)
     with pytest.raises(ValueError, match="epsilon_split"):
-        em_pc_module.plan(epsilon_total=1.0, epsilon_split=(0.8, 0.8))
+        em_pc_module.worst_case(epsilon_total=1.0, epsilon_split=(0.8, 0.8))
 
 
 def test_levels_are_public_and_required():

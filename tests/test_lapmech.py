@@ -105,11 +105,11 @@ def test_levels_are_required_and_never_read_from_the_codes():
 
 @pytest.mark.parametrize("epsilon_total", [0.1, 0.7, 5.0])
 def test_run_never_spends_more_than_its_plan(epsilon_total):
-    plan = lapmech_module.plan(epsilon_total=epsilon_total)
+    plan = lapmech_module.worst_case(epsilon_total=epsilon_total)
     assert plan.relation.name == lapmech_module.RELATION.name == "add/remove"
     assert plan.epsilon == pytest.approx(epsilon_total) and plan.delta == 0.0
     result = lapmech(_chain_data(1_000, 9), levels=LEVELS, epsilon_total=epsilon_total, rng=1)
-    assert result.ledger.neighbouring == plan.relation.name
+    assert result.ledger.relation == plan.relation.name
     assert result.ledger.total("basic").epsilon <= plan.epsilon * (1 + 1e-12)
     assert result.ledger.n_charges <= plan.charges.n_charges
     assert result.info["epsilon_total"] == epsilon_total

@@ -11,7 +11,7 @@ import pytest
 import dpcd
 from dpcd.ci.noisy import noisy_table_test, pairwise_screen_test
 from dpcd.datasets import load_bnlearn
-from dpcd.discovery.marginal_pc import MARGINAL_PC, marginal_pc, order_weights, plan
+from dpcd.discovery.marginal_pc import MARGINAL_PC, marginal_pc, order_weights, worst_case
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu
 from dpcd.privacy.mechanisms import analytic_gaussian_delta
@@ -121,13 +121,13 @@ def test_pair_screen_holds_its_level_and_sees_a_direct_edge():
 
 
 def test_the_plan_is_the_request_and_calibration_passes_it_through():
-    worst = plan(epsilon_total=1.0, delta=1e-6)
+    worst = worst_case(epsilon_total=1.0, delta=1e-6)
     assert (worst.epsilon, worst.delta, worst.relation.name, worst.accountant) == (1.0, 1e-6, "replace", "gdp")
     assert worst.charges.total("tight", target_delta=1e-6).epsilon == pytest.approx(1.0, rel=1e-9)
     calibration = calibrate(MARGINAL_PC, p=8, n=10_000, epsilon=0.5, delta=1e-7)
     assert calibration.kwargs == {"epsilon_total": 0.5, "delta": 1e-7}
     assert calibration.guarantee["epsilon"] == 0.5 and calibration.guarantee["delta"] == 1e-7
-    with pytest.raises(dpcd.registry.PlanRefused, match="add/remove"):
+    with pytest.raises(dpcd.registry.CalibrationRefused, match="add/remove"):
         calibrate(MARGINAL_PC, p=8, n=None, epsilon=1.0, delta=1e-6, relation="add/remove")
 
 
@@ -138,8 +138,8 @@ def test_a_run_never_spends_more_than_its_plan(network, epsilon, max_order):
     result = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, delta=1e-6, rng=1,
                          max_order=max_order, n_boot=50)
     spent = result.ledger.total("tight", target_delta=1e-6).epsilon
-    assert spent <= plan(epsilon_total=epsilon, delta=1e-6, max_order=max_order).epsilon * (1 + 1e-9)
-    assert len(result.ledger.entries) <= max_order + 1 and result.ledger.neighbouring == "replace"
+    assert spent <= worst_case(epsilon_total=epsilon, delta=1e-6, max_order=max_order).epsilon * (1 + 1e-9)
+    assert len(result.ledger.entries) <= max_order + 1 and result.ledger.relation == "replace"
     for entry, order in zip(result.ledger.entries, result.info["orders"]):
         # each order's noise is its table count's sensitivity over its share of mu
         assert entry.sensitivity == pytest.approx(math.sqrt(2 * order["tables"]))

@@ -10,7 +10,7 @@ import pytest
 
 import dpcd
 from dpcd.datasets import random_dag, sample_linear_gaussian
-from dpcd.discovery.moment_pc import MOMENT_PC, moment_ci_test, moment_pc, moment_sensitivity, noisy_moments, plan
+from dpcd.discovery.moment_pc import MOMENT_PC, moment_ci_test, moment_pc, moment_sensitivity, noisy_moments, worst_case
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import gdp_mu
 
@@ -64,7 +64,7 @@ def test_a_run_is_charged_its_plan_and_finds_a_linear_gaussian_graph():
     sample = sample_linear_gaussian(dag, 40_000, np.random.default_rng(5))
     result = moment_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=6, n_boot=100)
     assert result.ledger.total("tight", target_delta=1e-6).epsilon == pytest.approx(1.0, rel=1e-9)
-    assert plan(epsilon_total=1.0, delta=1e-6).epsilon == 1.0 and result.ledger.neighbouring == "replace"
+    assert worst_case(epsilon_total=1.0, delta=1e-6).epsilon == 1.0 and result.ledger.relation == "replace"
     assert skeleton_prf(result.cpdag, dag_to_cpdag(dag))["f1"] >= 0.7
     calibration = dpcd.registry.calibrate(MOMENT_PC, p=8, n=40_000, epsilon=1.0, delta=1e-6)
     assert calibration.guarantee["epsilon"] == 1.0 and calibration.guarantee["accountant"] == "gdp"

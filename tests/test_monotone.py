@@ -49,7 +49,7 @@ def test_mean_f1_does_not_fall_as_epsilon_grows(name):
 def test_score_based_algorithms_with_a_subset_do_not_fall_either(name):
     # NOLEAKS and CURATE-SB cannot make a release (their line-search subset costs delta = m/n) and refuse a total
     # epsilon below that subset's charge, so they are run directly, at the budgets they accept, with their own delta
-    function = ALGORITHMS[name].load()
+    function = ALGORITHMS[name].run
     rows = []
     for epsilon in (1.0, 3.0, 10.0):
         for run in range(RUNS):

@@ -11,7 +11,7 @@ import pytest
 import dpcd
 from dpcd.ci.discrete import marginal_table
 from dpcd.datasets import load_bnlearn
-from dpcd.discovery.mst_pc import MST_PC, QUALITY_SENSITIVITY, mst_pc, mst_synthetic, plan
+from dpcd.discovery.mst_pc import MST_PC, QUALITY_SENSITIVITY, mst_pc, mst_synthetic, worst_case
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy import PrivacyLedger
 from dpcd.privacy.zcdp import zcdp_delta, zcdp_epsilon, zcdp_rho
@@ -56,7 +56,7 @@ def test_a_run_is_charged_exactly_its_plan_and_samples_the_data_shape():
     assert (synthetic.to_numpy() < np.array(sample.levels)).all() and (synthetic.to_numpy() >= 0).all()
     assert tree.number_of_edges() == 7 and set(tree.nodes) == set(sample.data.columns)
     assert ledger.total("tight", target_delta=1e-6).epsilon == pytest.approx(0.5, rel=1e-6)
-    assert plan(epsilon_total=0.5, delta=1e-6, p=8).epsilon == 0.5
+    assert worst_case(epsilon_total=0.5, delta=1e-6, p=8).epsilon == 0.5
     assert dpcd.registry.calibrate(MST_PC, p=8, n=5_000, epsilon=0.5, delta=1e-6).kwargs == {
         "epsilon_total": 0.5, "delta": 1e-6}
 

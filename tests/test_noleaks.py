@@ -96,7 +96,7 @@ def test_noleaks_ledger_and_acyclic_output(cancer):
     res = noleaks(X, epsilon=0.05, delta=1e-6, rng=0, max_evaluations=30, node_names=names)
     eps_ls, delta_ls = line_search_charge(5000, 1000)
     assert res.ledger.total("basic").epsilon == pytest.approx(eps_ls + 0.05 * res.info["evaluations"])
-    assert res.ledger.neighbouring == "replace"
+    assert res.ledger.relation == "replace"
     import networkx as nx
     assert nx.is_directed_acyclic_graph(res.dag)
     again = noleaks(X, epsilon=0.05, delta=1e-6, rng=0, max_evaluations=30, node_names=names)
@@ -133,13 +133,13 @@ def test_bad_arguments():
 @pytest.mark.parametrize("epsilon_total, max_evaluations", [(0.5, 20), (2.0, 40)])
 def test_noleaks_plan_dominates_the_run(cancer, epsilon_total, max_evaluations):
     X, names = cancer
-    plan = noleaks_module.plan(epsilon_total=epsilon_total, delta=1e-6, n=len(X), max_evaluations=max_evaluations)
+    plan = noleaks_module.worst_case(epsilon_total=epsilon_total, delta=1e-6, n=len(X), max_evaluations=max_evaluations)
     assert plan.relation.name == noleaks_module.RELATION.name == "replace"
     assert plan.epsilon == pytest.approx(epsilon_total)
     res = noleaks(X, epsilon_total=epsilon_total, delta=1e-6, rng=0, max_evaluations=max_evaluations,
                   node_names=names)
     total = res.ledger.total("basic")
-    assert res.ledger.neighbouring == plan.relation.name
+    assert res.ledger.relation == plan.relation.name
     assert total.epsilon <= plan.epsilon * (1 + 1e-9)
     assert total.delta <= plan.delta * (1 + 1e-9)
     assert res.ledger.n_charges <= plan.charges.n_charges
@@ -149,12 +149,12 @@ def test_noleaks_plan_dominates_the_run(cancer, epsilon_total, max_evaluations):
 @pytest.mark.parametrize("schedule", ["multiplicative", "additive"])
 def test_curate_sb_plan_dominates_the_run(cancer, schedule):
     X, names = cancer
-    plan = curate_sb_module.plan(epsilon_total=2.0, delta=1e-6, n=len(X), schedule=schedule, epsilon0=0.2)
+    plan = curate_sb_module.worst_case(epsilon_total=2.0, delta=1e-6, n=len(X), schedule=schedule, epsilon0=0.2)
     assert plan.relation.name == "replace"
     assert plan.epsilon <= 2.0 * (1 + 1e-9)
     res = curate_sb(X, epsilon_total=2.0, delta=1e-6, rng=0, schedule=schedule, node_names=names, epsilon0=0.2)
     total = res.ledger.total("basic")
-    assert res.ledger.neighbouring == plan.relation.name
+    assert res.ledger.relation == plan.relation.name
     assert total.epsilon <= plan.epsilon * (1 + 1e-9)
     assert total.delta <= plan.delta * (1 + 1e-9)
     assert res.ledger.n_charges <= plan.charges.n_charges

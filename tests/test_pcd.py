@@ -45,7 +45,7 @@ def test_private_run_charges_epsilon_per_noisy_comparison_and_is_reproducible():
     n_noisy = first.info["n_noisy"]
     assert n_noisy > 0  # Delta_P is large at m = 120
     assert first.ledger.total().epsilon == pytest.approx(0.5 * n_noisy)
-    assert first.ledger.neighbouring == "replace"
+    assert first.ledger.relation == "replace"
     assert "LOCAL" in first.ledger.entries[0].note
     assert first.info["n_noisy"] + first.info["n_direct"] == first.n_tests
     assert first.info["epsilon_per_test"] == 0.5 and "epsilon" not in first.info

@@ -47,18 +47,19 @@ def _same_graph(a, b):
 
 def test_large_epsilon_equals_non_private_kendall_pc(asia, levels):
     ref = pc(asia, ci_test="kendall", alpha=0.2, max_order=3)  # one-sided p > 0.10 <=> two-sided p > 0.20
-    for mode in ("proven", "reference"):
-        got = priv_pc(asia, levels=levels, epsilon_per_test=1e6, rng=1, max_order=3, sensitivity=mode)
+    for unproven in (None, {"sensitivity": "reference"}):
+        got = priv_pc(asia, levels=levels, epsilon_per_test=1e6, rng=1, max_order=3, unproven=unproven)
         assert got.info["subsample_size"] == len(asia)
         assert _same_graph(got, ref)
+        assert got.ledger.differentially_private is (unproven is None)  # the authors' calibration is marked
         assert _same_graph(svt_pc(asia, levels=levels, epsilon_per_edge=1e6, rng=1, max_order=3,
-                                  sensitivity=mode), ref)
+                                  unproven=unproven), ref)
 
 
 def test_ledger_matches_examined_tests_and_totals(asia, levels):
     res = priv_pc(asia, levels=levels, epsilon_per_test=1.0, delta=1e-3, rng=2, max_order=2)
     ledger = res.ledger
-    assert ledger.neighbouring == "replace"
+    assert ledger.relation == "replace"
     examined = sum(e.count for e in ledger.entries if e.mechanism == "examine")
     assert examined == res.info["n_examined"] > 0
     assert res.info["n_sieved"] == res.n_tests
@@ -82,7 +83,7 @@ def test_one_hit_costs_at_most_basic_composition(asia, levels):
 
 
 def test_svt_threshold_redraws_are_laplace():
-    ledger = PrivacyLedger(neighbouring="replace")
+    ledger = PrivacyLedger(relation="replace")
     decider = SparseVectorDecider(lambda x, y, S: 1e6, threshold=0.1, epsilon=1.0, sensitivity=0.01, rng=5,
                                   ledger=ledger)
     draws = []
@@ -127,7 +128,8 @@ def test_query_is_half_the_two_sided_p(asia, levels):
     (dict(epsilon_per_test=1.0, threshold_tweak=0.2), "threshold_tweak"),
     (dict(epsilon_per_test=1.0, subsample_size=10**7), "subsample_size"),
     (dict(epsilon_per_test=1.0, delta=0.0), "delta"),
-    (dict(epsilon_per_test=1.0, sensitivity="loose"), "sensitivity"),
+    (dict(epsilon_per_test=1.0, unproven={"sensitivity": "loose"}), "sensitivity"),
+    (dict(epsilon_per_test=1.0, sensitivity="reference"), "sensitivity"),  # only through unproven=
     (dict(epsilon=1.0), "epsilon"),  # the budget is named for what it is
 ])
 def test_bad_input(asia, levels, kwargs, match):
@@ -178,13 +180,13 @@ def test_levels_not_codes_fix_the_sensitivity(asia, levels):
 def test_priv_pc_plan_dominates_the_run(asia, levels, epsilon_per_test, max_order):
     data = asia[:4_000, :5]
     delta = 1e-3
-    plan = priv_pc_module.plan(epsilon_per_test=epsilon_per_test, delta=delta, p=5, n=4_000, max_order=max_order)
+    plan = priv_pc_module.worst_case(epsilon_per_test=epsilon_per_test, delta=delta, p=5, n=4_000, max_order=max_order)
     assert plan.relation.name == priv_pc_module.RELATION.name == "replace"
     assert plan.delta == delta
     res = priv_pc(data, levels=levels[:5], epsilon_per_test=epsilon_per_test, delta=delta, rng=1,
                   max_order=max_order)
-    assert res.ledger.neighbouring == plan.relation.name
-    order = reference_max_order(4_000, 5) if max_order is None else max_order
+    assert res.ledger.relation == plan.relation.name
+    order = 3 if max_order is None else max_order  # None: no limit, p − 2
     rounds = worst_case_tests(5, order)
     assert plan.parameters["rounds"] == rounds
     # the run's charges are a sub-multiset of the plan's: at most `rounds` examined tests, one open sieve
@@ -202,10 +204,10 @@ def test_priv_pc_plan_dominates_the_run(asia, levels, epsilon_per_test, max_orde
 def test_svt_pc_plan_dominates_the_run(asia, levels, epsilon_per_edge):
     data = asia[:4_000, :5]
     delta = 1e-3
-    plan = svt_pc_module.plan(epsilon_per_edge=epsilon_per_edge, delta=delta, p=5)
+    plan = svt_pc_module.worst_case(epsilon_per_edge=epsilon_per_edge, delta=delta, p=5)
     assert plan.relation.name == "replace" and plan.parameters["rounds"] == 5 * 4 // 2 + 1
     res = svt_pc(data, levels=levels[:5], epsilon_per_edge=epsilon_per_edge, delta=delta, rng=2, max_order=2)
-    assert res.ledger.neighbouring == plan.relation.name
+    assert res.ledger.relation == plan.relation.name
     assert 0 < res.ledger.n_charges <= plan.charges.n_charges
     assert res.ledger.n_charges - res.info["n_hits"] in (0, 1)  # one charge per hit, plus one open run
     assert res.info["n_hits"] <= 5 * 4 // 2  # a hit removes an edge

@@ -524,7 +524,7 @@ def test_ledger_charge_validation():
         ledger.charge("x", epsilon=1.0, delta=1e-5, kind="gaussian", sensitivity=1.0, scale=1.0)
     with pytest.raises(TypeError, match="mechanism"):
         ledger.charge("", epsilon=1.0)
-    with pytest.raises(ValueError, match="neighbouring"):
+    with pytest.raises(ValueError, match="relation"):
         PrivacyLedger("swap")
     with pytest.raises(ValueError, match="method"):
         ledger.total("renyi")
@@ -542,7 +542,7 @@ def test_ledger_extend_summary_frame():
     assert main.public == ("n", "domains") and main.n_charges == 5
     summary = main.summary()
     json.dumps(summary)  # JSON-serialisable
-    assert summary["neighbouring"] == "replace" and summary["public"] == ["n", "domains"]
+    assert summary["relation"] == "replace" and summary["public"] == ["n", "domains"]
     assert {m["mechanism"]: m["count"] for m in summary["mechanisms"]} == {"a": 3, "b": 2}
     assert set(summary["totals"]) == set(METHODS)
     assert summary["totals"]["basic"]["epsilon"] == pytest.approx(0.8)
@@ -611,38 +611,38 @@ def test_bad_values_and_types():
 # --------------------------------------------------------------------------- sub-sampled Gaussian charges
 
 
-def _pld_accountant_epsilon(event, neighbouring: str, delta: float) -> float:
+def _pld_accountant_epsilon(event, relation: str, delta: float) -> float:
     from dp_accounting import privacy_accountant
     from dp_accounting.pld import pld_privacy_accountant
 
     rel = privacy_accountant.NeighboringRelation
     accountant = pld_privacy_accountant.PLDAccountant(
-        rel.ADD_OR_REMOVE_ONE if neighbouring == "add/remove" else rel.REPLACE_ONE
+        rel.ADD_OR_REMOVE_ONE if relation == "add/remove" else rel.REPLACE_ONE
     )
     accountant.compose(event)
     return accountant.get_epsilon(delta)
 
 
-@pytest.mark.parametrize("neighbouring", ["add/remove", "replace"])
-def test_ledger_subsampled_gaussian_matches_pld_accountant(neighbouring):
+@pytest.mark.parametrize("relation", ["add/remove", "replace"])
+def test_ledger_subsampled_gaussian_matches_pld_accountant(relation):
     from dp_accounting import dp_event
 
     sigma, q, k, step_delta, target = 2.0, 0.05, 120, 1e-8, 1e-5
     step = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
-    one = PrivacyLedger(neighbouring)
+    one = PrivacyLedger(relation)
     one.charge("ci_test", kind="subsampled_gaussian", sampling_rate=q, noise_multiplier=sigma, delta=step_delta,
                count=k)
-    many = PrivacyLedger(neighbouring)
+    many = PrivacyLedger(relation)
     for _ in range(k):
         many.charge("ci_test", kind="subsampled_gaussian", sampling_rate=q, noise_multiplier=sigma,
                     delta=step_delta)
-    expected = _pld_accountant_epsilon(dp_event.SelfComposedDpEvent(step, k), neighbouring, target)
+    expected = _pld_accountant_epsilon(dp_event.SelfComposedDpEvent(step, k), relation, target)
     for ledger in (one, many):
         total = ledger.total("tight", target_delta=target)
         assert total.bound == "tight"
         assert total.epsilon == pytest.approx(expected, rel=1e-9)
     # basic / advanced use one step's (epsilon, delta) from the same accountant
-    step_eps = _pld_accountant_epsilon(step, neighbouring, step_delta)
+    step_eps = _pld_accountant_epsilon(step, relation, step_delta)
     # the ledger's per-step PLD grid is 1e-3 of the unsampled ε (here ≤ 0.01 wide) instead of the
     # accountant's 1e-4; pessimistic rounding can only raise ε, by at most a few grid widths
     assert step_eps - 1e-9 <= one.entries[0].epsilon <= step_eps + 0.03

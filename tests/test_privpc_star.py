@@ -161,7 +161,7 @@ def test_charges_match_the_plan_and_sum_to_epsilon_total(standardise):
     ds = sample_linear_gaussian(random_dag(5, 0.4, 4), 1_000, 4)
     result = privpc_star(ds.data, bounds=ds.schema(), epsilon_total=0.5, rng=5, standardise=standardise)
     ledger = result.ledger
-    assert ledger.neighbouring == "replace"
+    assert ledger.relation == "replace"
     assert ledger.total("basic").epsilon == pytest.approx(0.5, rel=1e-12)
     if standardise == "bounds":
         assert ledger.n_charges == 1
@@ -173,7 +173,7 @@ def test_charges_match_the_plan_and_sum_to_epsilon_total(standardise):
         assert moments.epsilon == pytest.approx(0.45)
         assert moments.sensitivity == pytest.approx(moment_sensitivity(5, box=False))
     assert result.info["sensitivity"] == ledger.entries[-1].sensitivity
-    plan = privpc_star_module.plan(epsilon_total=0.5, p=5, standardise=standardise)
+    plan = privpc_star_module.worst_case(epsilon_total=0.5, p=5, standardise=standardise)
     assert plan.relation.name == privpc_star_module.RELATION.name == "replace"
     assert (plan.epsilon, plan.delta) == (0.5, 0.0)
     assert [(e.mechanism, e.epsilon, e.sensitivity) for e in plan.charges.entries] == \
@@ -185,12 +185,12 @@ def test_charges_match_the_plan_and_sum_to_epsilon_total(standardise):
 @pytest.mark.parametrize("epsilon_total", [0.2, 3.0])
 def test_plan_dominates_the_run(standardise, clip_norm, fraction, epsilon_total):
     ds = sample_linear_gaussian(random_dag(4, 0.5, 9), 500, 9)
-    plan = privpc_star_module.plan(epsilon_total=epsilon_total, p=4, standardise=standardise,
+    plan = privpc_star_module.worst_case(epsilon_total=epsilon_total, p=4, standardise=standardise,
                                    scale_fraction=fraction, clip_norm=clip_norm)
     assert plan.epsilon <= epsilon_total * (1 + 1e-12)
     result = privpc_star(ds.data, bounds=ds.schema(), epsilon_total=epsilon_total, rng=1, standardise=standardise,
                          scale_fraction=fraction, clip_norm=clip_norm)
-    assert result.ledger.neighbouring == plan.relation.name
+    assert result.ledger.relation == plan.relation.name
     assert result.ledger.total("basic").epsilon <= plan.epsilon * (1 + 1e-12)
     assert result.ledger.total("basic").epsilon == pytest.approx(epsilon_total)
     for run_entry, plan_entry in zip(result.ledger.entries, plan.charges.entries, strict=True):
@@ -263,6 +263,6 @@ def test_bad_input(small_gaussian):
     with pytest.raises(ValueError, match="scale_fraction"):
         privpc_star(data, bounds=schema, epsilon_total=1.0, rng=0, scale_fraction=1.0)
     with pytest.raises(ValueError, match="scale_fraction"):
-        privpc_star_module.plan(epsilon_total=1.0, p=4, scale_fraction=0.0)
+        privpc_star_module.worst_case(epsilon_total=1.0, p=4, scale_fraction=0.0)
     with pytest.raises(TypeError, match="epsilon"):
         privpc_star(data, bounds=schema, epsilon=1.0, rng=0)  # the budget is named epsilon_total

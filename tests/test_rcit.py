@@ -171,7 +171,7 @@ def test_kendall_baseline_continuous_conditioning_is_dependent():
 
 
 def test_kendall_pvalue_sensitivity_reuses_priv_pc_bound():
-    expected = 2 * pvalue_sensitivity(conditional_kendall_sensitivity(500, 1, neighbouring="replace"))
+    expected = 2 * pvalue_sensitivity(conditional_kendall_sensitivity(500, 1, relation="replace"))
     assert two_sided_kendall_pvalue_sensitivity(500) == pytest.approx(expected)
 
 

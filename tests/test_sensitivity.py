@@ -70,7 +70,7 @@ def test_kendall_tau_a_bound_brute_force(case):
     data, other, how, _ = case
     n = len(data)
     relation = "replace" if how == "replace" else "add/remove"
-    bound = kendall_tau_sensitivity(n, neighbouring=relation)
+    bound = kendall_tau_sensitivity(n, relation=relation)
     change = abs(kendall_tau(data[:, 0], data[:, 1], "a") - kendall_tau(other[:, 0], other[:, 1], "a"))
     assert change <= bound + SLACK
 
@@ -101,7 +101,7 @@ def test_conditional_kendall_bound_brute_force(case):
     if n - 1 <= k:
         return
     relation = "replace" if how == "replace" else "add/remove"
-    bound = conditional_kendall_sensitivity(n, k, neighbouring=relation)
+    bound = conditional_kendall_sensitivity(n, k, relation=relation)
     assert abs(_z(data, levels) - _z(other, levels)) <= bound + SLACK
 
 
@@ -129,7 +129,7 @@ def test_conditional_kendall_constants():
     assert math.isclose(conditional_kendall_sensitivity(1001, 1), (63 / 8) / math.sqrt(9 / 14 * 999))
     large = conditional_kendall_sensitivity(10**6 + 1, 1, min_stratum_size=10**9)
     assert math.isclose(large * math.sqrt(10**6 - 1), 5.25, rel_tol=1e-6)
-    assert conditional_kendall_sensitivity(101, 4, neighbouring="replace") == pytest.approx(
+    assert conditional_kendall_sensitivity(101, 4, relation="replace") == pytest.approx(
         2 * conditional_kendall_sensitivity(101, 4))
 
 
@@ -155,7 +155,7 @@ def test_spearman_bound_brute_force(case):
     if len(other) < 3:
         return
     relation = "replace" if how == "replace" else "add/remove"
-    bound = spearman_sensitivity(len(data), neighbouring=relation)
+    bound = spearman_sensitivity(len(data), relation=relation)
     change = abs(stats.spearmanr(data[:, 0], data[:, 1]).statistic
                  - stats.spearmanr(other[:, 0], other[:, 1]).statistic)
     assert change <= bound + SLACK
@@ -184,7 +184,7 @@ def test_conditional_spearman_bound_brute_force(n, k, seed, how):
     if n - 1 <= 2 * k:
         return
     relation = "replace" if how == "replace" else "add/remove"
-    bound = conditional_spearman_sensitivity(n, k, neighbouring=relation)
+    bound = conditional_spearman_sensitivity(n, k, relation=relation)
     assert abs(_conditional_spearman(data) - _conditional_spearman(other)) <= bound + SLACK
 
 
@@ -210,7 +210,7 @@ def test_pvalue_sensitivity_matches_brute_force():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: kendall_tau_sensitivity(1), "n"),
-    (lambda: kendall_tau_sensitivity(10, neighbouring="swap"), "neighbouring"),
+    (lambda: kendall_tau_sensitivity(10, relation="swap"), "relation"),
     (lambda: conditional_kendall_sensitivity(5, 4), "n must exceed"),
     (lambda: conditional_spearman_sensitivity(5, 2), "n must exceed"),
     (lambda: pvalue_sensitivity(0.0), "z_sensitivity"),
@@ -222,13 +222,13 @@ def test_bad_input(call, match):
 
 
 def test_conditional_kendall_pvalue_sensitivity_one_and_two_sided():
-    z = conditional_kendall_sensitivity(5000, 8, neighbouring="replace")
-    one = conditional_kendall_pvalue_sensitivity(5000, 8, neighbouring="replace")
+    z = conditional_kendall_sensitivity(5000, 8, relation="replace")
+    one = conditional_kendall_pvalue_sensitivity(5000, 8, relation="replace")
     assert one == pytest.approx(pvalue_sensitivity(z))
-    assert conditional_kendall_pvalue_sensitivity(5000, 8, neighbouring="replace", two_sided=True) == \
+    assert conditional_kendall_pvalue_sensitivity(5000, 8, relation="replace", two_sided=True) == \
         pytest.approx(min(1.0, 2 * one))
     # with at least as many strata as rows only the range of the p-value bounds it
     assert conditional_kendall_pvalue_sensitivity(100, 99) == 0.5
     assert conditional_kendall_pvalue_sensitivity(100, 500, two_sided=True) == 1.0
-    with pytest.raises(ValueError, match="neighbouring"):
-        conditional_kendall_pvalue_sensitivity(100, 2, neighbouring="swap")
+    with pytest.raises(ValueError, match="relation"):
+        conditional_kendall_pvalue_sensitivity(100, 2, relation="swap")

@@ -53,7 +53,7 @@ def test_optimal_subsample_size_limits():
 
 def test_ledger_charges_one_examine_per_examined_query():
     rng = np.random.default_rng(3)
-    ledger = PrivacyLedger(neighbouring="replace", public=("n",))
+    ledger = PrivacyLedger(relation="replace", public=("n",))
     mech = SieveAndExamine(rng=rng, ledger=ledger, **KW)
     values = rng.uniform(0.0, 1.0, 150)
     for v in values:

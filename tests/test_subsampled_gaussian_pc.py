@@ -37,7 +37,7 @@ def levels(asia_ds):
 def test_one_charge_per_test(asia, levels):
     res = subsampled_gaussian_pc(asia, levels=levels, sigma=2.0, sampling_rate=0.1, rng=3, max_order=2)
     entries = res.ledger.entries
-    assert res.ledger.neighbouring == "replace"
+    assert res.ledger.relation == "replace"
     assert res.ledger.n_charges == res.n_tests == len(entries) > 0
     assert {e.kind for e in entries} == {"subsampled_gaussian"}
     assert all(e.sampling_rate == 0.1 and e.noise_multiplier == 2.0 for e in entries)
@@ -49,14 +49,15 @@ def test_one_charge_per_test(asia, levels):
     m_lo = res.info["subsample_min"]
     assert m_lo < 0.1 * len(asia)
     assert res.info["sensitivity"] == one_sided_kendall_pvalue_sensitivity(m_lo, [2] * 8, 2)
-    assert res.info["step_delta"] * worst_case_tests(8, 2) == pytest.approx(1e-3)
+    assert res.info["step_delta"] * worst_case_tests(8, 2) == pytest.approx(1e-6)  # the default delta
     assert worst_case_tests(8, 2) == 8 * 7 * (1 + 6 + 15)  # ordered pairs times conditioning sets
 
 
 def test_tiny_noise_full_sampling_equals_non_private_kendall_pc(asia, levels):
     ref = pc(asia, ci_test="kendall", alpha=0.2, max_order=3)  # one-sided p > 0.10 <=> two-sided p > 0.20
-    for mode in ("proven", "reference"):
-        got = subsampled_gaussian_pc(asia, levels=levels, sigma=1e-9, sampling_rate=1.0, rng=1, max_order=3, sensitivity=mode)
+    for unproven in (None, {"sensitivity": "reference"}):
+        got = subsampled_gaussian_pc(asia, levels=levels, sigma=1e-9, sampling_rate=1.0, rng=1, max_order=3,
+                                     unproven=unproven)
         assert set(got.cpdag.edges) == set(ref.cpdag.edges)
         assert got.n_tests == ref.n_tests
 
@@ -119,12 +120,12 @@ def test_levels_are_required_and_checked(asia, levels):
 @pytest.mark.parametrize("sigma, q, max_order", [(2.0, 0.1, 1), (1.0, 0.3, 2), (5.0, 0.5, None)])
 def test_plan_dominates_the_run(asia, levels, sigma, q, max_order):
     data, delta = asia[:4_000, :5], 1e-3
-    plan = sg_module.plan(sigma=sigma, sampling_rate=q, delta=delta, p=5, n=4_000, max_order=max_order)
+    plan = sg_module.worst_case(sigma=sigma, sampling_rate=q, delta=delta, p=5, n=4_000, max_order=max_order)
     assert plan.relation.name == sg_module.RELATION.name == "replace"
     assert plan.delta == delta
     res = subsampled_gaussian_pc(data, levels=levels[:5], sigma=sigma, sampling_rate=q, delta=delta, rng=5,
                                  max_order=max_order)
-    assert res.ledger.neighbouring == plan.relation.name
+    assert res.ledger.relation == plan.relation.name
     rounds = plan.parameters["rounds"]
     assert rounds == worst_case_tests(5, res.info["max_order"])
     assert 0 < res.n_tests == res.ledger.n_charges <= rounds == plan.charges.n_charges

@@ -1,8 +1,10 @@
 """dpcd: differentially private causal discovery — the library (the papers' compendium is ``dpcd_papers``).
 
 ``schema``, ``release`` (:func:`discover`), ``cli``: a data holder's release under a public :class:`Schema`
-``discovery``: one PC engine and every algorithm; ``bivariate``: private ANM; ``ci``: the CI tests
-``privacy``: mechanisms, sensitivities, sieve, ledger, relations and plans; ``registry``: the algorithm table
+``forecast``: expected accuracy from synthetic data of the schema's shape; ``preparation``: public-input limits
+``discovery``: one PC engine and every algorithm, each a ``PrivateAlgorithm``; ``bivariate``: private ANM;
+``ci``: the CI tests; ``privacy``: mechanisms, sensitivities, sieve, ledger, relations, worst cases and
+calibration; ``registry``: the algorithm table
 ``audit``: empirical lower bounds on ε; ``datasets``, ``graphs``, ``kernels``, ``validation``: shared foundations.
 """
 

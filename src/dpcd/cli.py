@@ -3,7 +3,8 @@
 Commands
     discover    a user's CSV + public schema -> a differentially private causal graph + privacy report
     schema      draft a schema from a CSV (read from the private data: to be checked before use)
-    plan        forecast each algorithm's accuracy at given budgets from synthetic data (reads no data)
+    forecast    forecast each algorithm's accuracy at given budgets from synthetic data (reads no data)
+    plan        deprecated alias of forecast
 
 Exit status: 0 on success, 1 when a release fails after its checks, 2 on bad
 input (one line on stderr, nothing written). The papers' notebooks have their
@@ -160,19 +161,23 @@ def _budgets(text: str) -> list[float]:
     return values
 
 
-def _plan(args: argparse.Namespace) -> int:
+def _forecast(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from .plan import plan
+    from .forecast import forecast as make_forecast
+
+    if args.command == "plan":
+        print("dpcd plan is deprecated and will be removed in the next release: use `dpcd forecast` (same options)",
+              file=sys.stderr, flush=True)
 
     def progress(text: str) -> None:
         if args.progress:
-            print(f"dpcd plan: {text} ...", file=sys.stderr, flush=True)
+            print(f"dpcd forecast: {text} ...", file=sys.stderr, flush=True)
 
-    forecast = plan(args.schema, n=args.n, epsilon=args.epsilon, delta=args.delta, relation=args.relation,
-                    algorithms=args.algorithm, alpha=args.alpha, max_order=args.max_order,
-                    repetitions=args.repetitions, rng=args.seed, time_budget=args.time_budget or None,
-                    progress=progress)
+    forecast = make_forecast(args.schema, n=args.n, epsilon=args.epsilon, delta=args.delta, relation=args.relation,
+                             algorithms=args.algorithm, alpha=args.alpha, max_order=args.max_order,
+                             repetitions=args.repetitions, rng=args.seed, time_budget=args.time_budget or None,
+                             progress=progress)
     table = forecast.table
     ok = table[table["status"] == "ok"]
     shown = ok[["label", "epsilon", "runs", "skeleton_f1", "skeleton_f1_low", "skeleton_f1_high", "random_f1_high",
@@ -199,9 +204,9 @@ def _plan(args: argparse.Namespace) -> int:
         from .release.drawing import save_figure
 
         os.makedirs(args.out, exist_ok=True)
-        table.to_csv(os.path.join(args.out, "plan.csv"), index=False)
-        save_figure(forecast.plot(), args.out, "plan")
-        print(f"wrote {args.out}/: plan.csv, plan.png, plan.svg")
+        table.to_csv(os.path.join(args.out, "forecast.csv"), index=False)
+        save_figure(forecast.plot(), args.out, "forecast")
+        print(f"wrote {args.out}/: forecast.csv, forecast.png, forecast.svg")
     return 0
 
 
@@ -247,32 +252,36 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
 
-    pln = commands.add_parser(
-        "plan", help="forecast each algorithm's accuracy at your budgets from synthetic data (reads no data)",
-        description="Run every applicable private algorithm on synthetic data of the schema's shape (random DAGs "
-                    "over its columns and categories/bounds, N rows) at each budget and print the expected skeleton "
-                    "and CPDAG F1, edges and run time, with the algorithm auto would pick. No data file is read and "
-                    "no privacy budget is spent.")
-    pln.add_argument("--schema", required=True, metavar="SCHEMA.json", help="the public schema")
-    pln.add_argument("--n", type=int, required=True, metavar="N",
-                     help="number of rows of the release (under add/remove: a public guess, never the true n)")
-    pln.add_argument("--epsilon", type=_budgets, required=True, metavar="E1,E2,...", help="total budgets to compare")
-    pln.add_argument("--delta", type=float, default=1e-6, metavar="D", help="total delta (default 1e-6)")
-    pln.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
-                     help="neighbouring relation of the guarantee (default replace)")
-    pln.add_argument("--algorithm", action="append", default=None, metavar="NAME",
-                     help="forecast only this algorithm (repeatable; default every applicable one)")
-    pln.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
-    pln.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
-    pln.add_argument("--repetitions", type=int, default=10, metavar="R",
-                     help="most synthetic data sets per algorithm and budget (default 10)")
-    pln.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
-                     help="no new repetition starts after this many seconds per algorithm and budget (default 30; "
-                          "0: no budget)")
-    pln.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
-    pln.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
-    pln.add_argument("--out", default=None, metavar="DIR", help="also write plan.csv and plan.png/svg into DIR")
-    pln.set_defaults(handler=_plan)
+    for command in ("forecast", "plan"):
+        deprecated = command == "plan"
+        fc = commands.add_parser(
+            command, help="deprecated alias of forecast" if deprecated else
+            "forecast each algorithm's accuracy at your budgets from synthetic data (reads no data)",
+            description=("Deprecated alias of `dpcd forecast`, removed in the next release. " if deprecated else "")
+            + "Run every applicable private algorithm on synthetic data of the schema's shape (random DAGs "
+              "over its columns and categories/bounds, N rows) at each budget and print the expected skeleton "
+              "and CPDAG F1, edges and run time, with the algorithm auto would pick. No data file is read and "
+              "no privacy budget is spent.")
+        fc.add_argument("--schema", required=True, metavar="SCHEMA.json", help="the public schema")
+        fc.add_argument("--n", type=int, required=True, metavar="N",
+                        help="number of rows of the release (under add/remove: a public guess, never the true n)")
+        fc.add_argument("--epsilon", type=_budgets, required=True, metavar="E1,E2,...", help="total budgets to compare")
+        fc.add_argument("--delta", type=float, default=1e-6, metavar="D", help="total delta (default 1e-6)")
+        fc.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
+                        help="neighbouring relation of the guarantee (default replace)")
+        fc.add_argument("--algorithm", action="append", default=None, metavar="NAME",
+                        help="forecast only this algorithm (repeatable; default every applicable one)")
+        fc.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
+        fc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
+        fc.add_argument("--repetitions", type=int, default=10, metavar="R",
+                        help="most synthetic data sets per algorithm and budget (default 10)")
+        fc.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
+                        help="no new repetition starts after this many seconds per algorithm and budget (default 30; "
+                             "0: no budget)")
+        fc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
+        fc.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
+        fc.add_argument("--out", default=None, metavar="DIR", help="also write forecast.csv and forecast.png/svg into DIR")
+        fc.set_defaults(handler=_forecast)
 
     sch = commands.add_parser(
         "schema", help="draft a schema from a CSV (read from the private data: check it before use)",

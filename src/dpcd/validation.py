@@ -14,7 +14,8 @@ from typing import Union
 import numpy as np
 import pandas as pd
 
-RngLike = Union[np.random.Generator, int, np.integer, None]
+RngLike = Union[np.random.Generator, int, np.integer]
+"""A generator or an integer seed; ``None`` is not one (only :func:`dpcd.discover` takes it, for fresh entropy)."""
 
 
 def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:

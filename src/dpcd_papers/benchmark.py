@@ -7,12 +7,12 @@ after the run) and its own neighbouring relation. Here every algorithm of
 relation** (replace one record, n public) through exactly what ``discover``
 does: the schema's view for the algorithm (numeric columns binned for
 categorical algorithms), the default search caps from public inputs
-(:func:`dpcd.release.preparation.default_limits`) and
+(:func:`dpcd.preparation.default_limits`) and
 :func:`dpcd.registry.calibrate` — total-budget algorithms receive (ε, δ)
 directly (halved for add/remove proofs, by group privacy), per-test and
 per-edge algorithms the largest per-round ε whose data-independent worst case
 composes to at most ε. Two more lines: ``auto`` (what ``dpcd discover`` picks by
-its public forecast, :func:`dpcd.plan.choose_by_forecast`) and ``pc``, the
+its public forecast, :func:`dpcd.forecast.choose_by_forecast`) and ``pc``, the
 non-private PC (G² for categorical data, Fisher-z for numeric, α = 0.01): the
 ceiling. PC on DP synthetic data is the registry's MST-PC (McKenna, Miklau &
 Sheldon 2021). The public domains come from the data set's generating model
@@ -23,7 +23,7 @@ run at the requested ε with their own δ and are flagged ``within_budget = Fals
 :func:`run_cell` is the experiment function for :func:`dpcd_papers.experiments.run_grid`;
 :func:`summarise` and :func:`rank_table` aggregate its rows.
 
-Privacy of each run: as stated by the algorithm's own docstring (neighbouring
+Privacy of each run: as stated by the algorithm's own docstring (relation
 relation, public quantities); the benchmark only measures accuracy.
 """
 
@@ -44,11 +44,11 @@ from dpcd.datasets import (
     sample_nonlinear,
 )
 from dpcd.discovery import pc
+from dpcd.forecast import choose_by_forecast
 from dpcd.graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
-from dpcd.plan import choose_by_forecast
+from dpcd.preparation import default_limits, run_algorithm, view_for
 from dpcd.privacy.relation import convert
-from dpcd.registry import ALGORITHMS, Calibration, PlanRefused, calibrate, make_plan
-from dpcd.release.preparation import default_limits, run_algorithm, view_for
+from dpcd.registry import ALGORITHMS, Calibration, CalibrationRefused, calibrate, worst_case_of
 from dpcd.schema import Schema
 from dpcd.validation import (
     RngLike,
@@ -62,7 +62,7 @@ from dpcd.validation import (
 from .experiments import timed
 
 __all__ = ["NETWORKS", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "dataset_kind", "load_dataset", "run_cell",
-           "summarise", "monotone_table", "rank_table", "missing_algorithms", "applies"]
+           "summarise", "monotone_table", "rank_table", "applies"]
 
 CURATE_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child")
 """The six bnlearn networks of CURATE's experiments (Bhattacharjee & Tandon 2024)."""
@@ -97,11 +97,6 @@ def load_dataset(dataset: str, n: int, rng: RngLike) -> Dataset:
     return sampler(dag, n, generator)
 
 
-def missing_algorithms() -> list[str]:
-    """Labels of registry algorithms whose module is not part of this version."""
-    return [spec.label for spec in ALGORITHMS.values() if not spec.available]
-
-
 def applies(algorithm: str, dataset: str) -> bool:
     """Whether the benchmark runs ``algorithm`` on ``dataset``: numeric algorithms on numeric data, categorical ones
     on categorical data, and the categorical candidates of ``auto`` (Marginal-PC, MST-PC) on numeric data too, read
@@ -109,7 +104,7 @@ def applies(algorithm: str, dataset: str) -> bool:
     if algorithm in LINES:
         return True
     spec = ALGORITHMS[algorithm]
-    if not spec.available or not spec.differentially_private:
+    if not spec.differentially_private:
         return False
     kind = dataset_kind(dataset)
     return spec.data == kind or (kind == "numeric" and algorithm in ("marginal_pc", "mst_pc"))
@@ -117,14 +112,14 @@ def applies(algorithm: str, dataset: str) -> bool:
 
 def _over_budget(spec, *, p: int, n: int, epsilon: float, delta: float, max_order: int | None,
                  reason: str) -> Calibration:
-    """A total-budget algorithm that cannot meet δ: its parameters at (ε, δ) as given, and its real plan."""
+    """A total-budget algorithm that cannot meet δ: its parameters at (ε, δ) as given, and its real worst case."""
     kwargs: dict[str, Any] = {spec.budget_arg: epsilon}
     if spec.delta_arg is not None:
         kwargs[spec.delta_arg] = delta
     if spec.takes_max_order and max_order is not None:
         kwargs["max_order"] = max_order
-    plan = make_plan(spec, p=p, n=n, **kwargs)
-    return Calibration(kwargs, epsilon, delta, "replace", plan, plan.as_dict("replace"), reason)
+    worst = worst_case_of(spec, p=p, n=n, **kwargs)
+    return Calibration(kwargs, epsilon, delta, "replace", worst, worst.as_dict("replace"), reason)
 
 
 @functools.lru_cache(maxsize=256)
@@ -177,7 +172,7 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     try:
         calibration = calibrate(spec, p=p, n=n, epsilon=epsilon, delta=delta, relation="replace",
                                 max_order=limits.max_order)
-    except (PlanRefused, ValueError) as error:
+    except (CalibrationRefused, ValueError) as error:
         if spec.budget != "total":
             raise
         try:
@@ -205,10 +200,9 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
         row.update({"f1": np.nan, "skeleton_f1": np.nan, "shd": np.nan, "seconds": np.nan,
                     "epsilon_spent": np.nan, "delta_spent": np.nan, "error": f"{type(error).__name__}: {error}"})
         return [row]
-    graph = getattr(result, "cpdag", None)
-    estimate = graph if graph is not None else dag_to_cpdag(result.dag)
+    estimate = result.cpdag
     total = result.ledger.total("tight", target_delta=delta)
-    spent = convert(total.epsilon, min(total.delta, 1 - 1e-15), source=result.ledger.neighbouring,
+    spent = convert(total.epsilon, min(total.delta, 1 - 1e-15), source=result.ledger.relation,
                     target="replace") if total.epsilon > 0 else (0.0, 0.0)
     row.update({
         "f1": cpdag_pair_prf(estimate, truth)["f1"],

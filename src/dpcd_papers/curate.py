@@ -25,13 +25,13 @@ import pandas as pd
 
 from dpcd.ci.discrete import contingency_table, stratified_kendall
 from dpcd.discovery.curate import curate
+from dpcd.discovery.kendall_family import reference_max_order
 from dpcd.validation import RngLike, as_rng, check_int
 
 __all__ = [
     "EXPERIMENT_ALGORITHMS",
     "DIAGNOSTIC_ALGORITHMS",
     "LABELS",
-    "available_algorithms",
     "eq16_sensitivity",
     "local_pvalue_sensitivity",
     "sensitivity_check",
@@ -55,13 +55,6 @@ LABELS: dict[str, str] = {
     "em_pc": "EM-PC",
     "curate_eq16": "CURATE, Eq. 16 Δ (not DP)",
 }
-
-
-def available_algorithms() -> dict[str, bool]:
-    """Which comparison lines can run here (registry availability; PC always)."""
-    from dpcd.registry import ALGORITHMS
-
-    return {name: name == "pc" or ALGORITHMS[name].available for name in EXPERIMENT_ALGORITHMS}
 
 
 # --------------------------------------------------------------------------- the paper's sensitivity (Eq. 16)
@@ -151,6 +144,10 @@ def sensitivity_check(data: pd.DataFrame, levels: Sequence[int], *, max_pairs: i
 # --------------------------------------------------------------------------- the paper's claims
 
 CONSTRAINT_COMPETITORS = ("em_pc", "priv_pc", "svt_pc")
+KENDALL_FAMILY = ("priv_pc", "svt_pc")
+"""Competitors run as Wang, Pang & Song run them: the threshold T on the one-sided Kendall p-value (two-sided
+alpha = 2T), their order cap min(log2 n - 5, p - 2), and their cost reported at delta = 1e-3."""
+KENDALL_DELTA = 1e-3
 ALL_COMPETITORS = ("em_pc", "svt_pc", "priv_pc", "noleaks")
 SMALL_NETWORKS = ("cancer", "earthquake", "survey")
 LARGE_NETWORKS = ("sachs", "child")
@@ -393,10 +390,9 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     if algorithm == "pc":
         result, ledger = reference, None
     elif algorithm in ("curate", "curate_eq16"):
-        extra = {"sensitivity": eq16_sensitivity(n), "unproven_sensitivity": True} if algorithm == "curate_eq16" \
-            else {}
+        extra = {"unproven": {"sensitivity": eq16_sensitivity(n)}} if algorithm == "curate_eq16" else {}
         result = curate(data, levels=levels, epsilon_total=epsilon, rng=generator, delta_prime=delta_prime,
-                        threshold=threshold, **extra)
+                        alpha=threshold, **extra)
         ledger, eps_paper = result.ledger, result.info["epsilon_curate"]
     elif algorithm in ("curate_sb", "noleaks"):
         from dpcd.discovery.notears import encode_ordinal
@@ -421,8 +417,11 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
         from dpcd.registry import ALGORITHMS
 
         spec = ALGORITHMS[algorithm]
+        kwargs = {spec.budget_arg: epsilon, "alpha": threshold}
+        if algorithm in KENDALL_FAMILY:  # T on the one-sided p-value, the authors' order cap, delta as reported
+            kwargs.update(alpha=2 * threshold, delta=KENDALL_DELTA, max_order=reference_max_order(n, len(names)))
         try:
-            result = spec.load()(data, levels=levels, alpha=threshold, rng=generator, **{spec.budget_arg: epsilon})
+            result = spec.run(data, levels=levels, rng=generator, **kwargs)
         except ValueError as err:  # a comparison line that cannot run on this cell: report, do not abort the grid
             return {"f1_true": np.nan, "f1_vs_pc": np.nan, "seconds": np.nan, "n_tests": np.nan,
                     "pc_tests": float(reference.n_tests), "eps_paper": np.nan, "eps_basic": np.nan,

@@ -71,6 +71,8 @@ LABELS: dict[str, str] = {
 
 CATEGORICAL_ALGORITHMS = ("pc", "lapmech", "em_pc", "em_pc_no_stop", "lapmech_observed", "em_pc_search")
 NUMERICAL_ALGORITHMS = ("pc", "privpc_star", "privpc_star_paper")
+SEARCH = {"distance": "search"}
+"""The ``em_pc_search`` line: EM-PC with the unproven greedy/exact distance search (``em_pc(unproven=SEARCH)``)."""
 _STREAM = {name: i for i, name in enumerate(CATEGORICAL_ALGORITHMS + NUMERICAL_ALGORITHMS[1:])}
 
 
@@ -334,9 +336,8 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
                                                    rng=generator_line, max_order=max_order)
                 spent, note = result.info["spent"], f"rounds {result.info['rounds']}"
             else:
-                distance = "search" if algorithm == "em_pc_search" else "lipschitz"
                 result = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator_line,
-                               max_order=max_order, distance=distance)
+                               max_order=max_order, unproven=SEARCH if algorithm == "em_pc_search" else None)
                 spent = result.ledger.total().epsilon
                 note = f"rounds {result.info['rounds']}, unproven scores {result.info['unproven_scores']}"
             rows.append({"epsilon": epsilon, "algorithm": algorithm, **_rates(result, dag),
@@ -638,7 +639,7 @@ def adult_case_study(*, epsilon: float = 10.0, rng: RngLike, alpha: float = 0.01
                 spent = result.info["spent"]
             else:
                 result = em_pc(data, levels=levels, epsilon_total=epsilon, alpha=alpha, rng=generator,
-                               max_order=max_order, distance="search" if line == "em_pc_search" else "lipschitz")
+                               max_order=max_order, unproven=SEARCH if line == "em_pc_search" else None)
                 spent = result.ledger.total().epsilon
                 if line == "em_pc" and first is None:
                     first = result

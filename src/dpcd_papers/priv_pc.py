@@ -32,18 +32,16 @@ import numpy as np
 import pandas as pd
 
 from dpcd.ci import CITester
-from dpcd.discovery.pc import PCResult, run_pc
-from dpcd.discovery.priv_pc import (
-    PUBLIC,
+from dpcd.discovery.kendall_family import (
     KendallPValueQuery,
     SensitivityMode,
-    SieveKendallDecider,
+    kendall_ledger,
     kendall_run_setup,
-    priv_pc,
     privacy_totals,
     reference_max_order,
 )
-from dpcd.privacy.ledger import PrivacyLedger
+from dpcd.discovery.pc import PCResult, run_pc
+from dpcd.discovery.priv_pc import SieveKendallDecider, priv_pc
 from dpcd.privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
 from dpcd.privacy.sieve import SieveAndExamine, optimal_subsample_size
 from dpcd.validation import RngLike, as_rng
@@ -157,7 +155,7 @@ class _KeepEdgeDecider(SieveKendallDecider):
 
 
 def priv_pc_keep_edge(data, *, levels, epsilon_per_test: float, rng: RngLike, delta: float = 1e-3,
-                      alpha: float = 0.10, threshold_tweak: float = 0.02, max_order: int | None = None,
+                      alpha: float = 0.20, threshold_tweak: float = 0.02, max_order: int | None = None,
                       node_names: Sequence[str] | None = None,
                       sensitivity: SensitivityMode = "reference") -> PCResult:
     """Priv-PC as the authors' code runs it on degenerate strata — **not differentially private**.
@@ -184,8 +182,10 @@ def priv_pc_keep_edge(data, *, levels, epsilon_per_test: float, rng: RngLike, de
     order_cap = min(max_order, p - 2)
     full = one_sided_kendall_pvalue_sensitivity(n, query.levels, order_cap, mode=sensitivity)
     sub = one_sided_kendall_pvalue_sensitivity(subsample_size, query.levels, order_cap, mode=sensitivity)
-    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
-    mechanism = SieveAndExamine(n=n, threshold=alpha, threshold_tweak=threshold_tweak, epsilon=epsilon_per_test,
+    ledger, _ = kendall_ledger(_unproven(sensitivity), algorithm="priv_pc_keep_edge")
+    ledger.mark_not_dp("priv_pc_keep_edge keeps the edge of a test without an informative stratum, an uncharged "
+                       "data-dependent decision")
+    mechanism = SieveAndExamine(n=n, threshold=alpha / 2.0, threshold_tweak=threshold_tweak, epsilon=epsilon_per_test,
                                 sensitivity=full, subsample_sensitivity=sub, subsample_size=subsample_size,
                                 rng=as_rng(rng), ledger=ledger)
     result = run_pc(names, _KeepEdgeDecider(query, mechanism), max_order=max_order, ledger=ledger)
@@ -198,6 +198,11 @@ def priv_pc_keep_edge(data, *, levels, epsilon_per_test: float, rng: RngLike, de
 
 
 # --------------------------------------------------------------------------- one cell
+
+
+def _unproven(sensitivity: SensitivityMode) -> dict[str, str] | None:
+    """The library's opt-in for the authors' calibration (``"reference"``); None for the proven one."""
+    return {"sensitivity": "reference"} if sensitivity == "reference" else None
 
 
 def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLike, alpha: float = 0.10,
@@ -220,7 +225,9 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
     same threshold (``f1_pc``, the paper's convention: "Priv-PC converges to
     PC"); that PC uses the same degenerate-strata convention as the line
     ("keep_edge" for the diagnostic, "independent" otherwise), and
-    ``f1_pc_vs_true`` scores it against the truth. ``sensitivity`` applies to
+    ``f1_pc_vs_true`` scores it against the truth. ``alpha`` is the paper's
+    threshold T on the one-sided p-value; the library's Kendall lines take
+    the two-sided level 2T (their ``alpha``). ``sensitivity`` applies to
     the Kendall lines only (EM-PC's score bound is its own). Returns one flat
     dict: scores, privacy totals, CI-test counts, seconds.
     """
@@ -255,25 +262,25 @@ def run_cell(*, network: str, n: int, algorithm: str, epsilon: float, rng: RngLi
 
         sigma = analytic_gaussian_sigma(2.0, epsilon, delta)
         result, seconds = timed(subsampled_gaussian_pc, codes, levels=levels, sigma=sigma,
-                                sampling_rate=sampling_rate, delta=delta, alpha=alpha, rng=generator,
-                                max_order=max_order, node_names=names, sensitivity=sensitivity)
+                                sampling_rate=sampling_rate, delta=delta, alpha=2 * alpha, rng=generator,
+                                max_order=max_order, node_names=names, unproven=_unproven(sensitivity))
         n_full = result.info["n_full_tests"]
     elif algorithm == "svt_pc":
         from dpcd.discovery.svt_pc import svt_pc
 
-        result, seconds = timed(svt_pc, codes, levels=levels, epsilon_per_edge=epsilon, delta=delta, alpha=alpha,
-                                rng=generator, max_order=max_order, node_names=names, sensitivity=sensitivity)
+        result, seconds = timed(svt_pc, codes, levels=levels, epsilon_per_edge=epsilon, delta=delta, alpha=2 * alpha,
+                                rng=generator, max_order=max_order, node_names=names, unproven=_unproven(sensitivity))
         n_full = result.info["n_full_tests"]
     elif algorithm == "priv_pc_keep_edge":
         result, seconds = timed(priv_pc_keep_edge, codes, levels=levels, epsilon_per_test=epsilon, delta=delta,
-                                alpha=alpha, threshold_tweak=threshold_tweak, rng=generator, max_order=max_order,
+                                alpha=2 * alpha, threshold_tweak=threshold_tweak, rng=generator, max_order=max_order,
                                 node_names=names, sensitivity=sensitivity)
         n_full = result.info["n_full_tests"]
     else:
         size = len(codes) if algorithm == "priv_pc_nosub" else None
-        result, seconds = timed(priv_pc, codes, levels=levels, epsilon_per_test=epsilon, delta=delta, alpha=alpha,
+        result, seconds = timed(priv_pc, codes, levels=levels, epsilon_per_test=epsilon, delta=delta, alpha=2 * alpha,
                                 threshold_tweak=threshold_tweak, subsample_size=size, rng=generator,
-                                max_order=max_order, node_names=names, sensitivity=sensitivity)
+                                max_order=max_order, node_names=names, unproven=_unproven(sensitivity))
         n_full = result.info["n_full_tests"]
     cpu_seconds = time.process_time() - cpu_started
     # accounting is done outside the timed run: the tight total is the accountant's cost, not the algorithm's

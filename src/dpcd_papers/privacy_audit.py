@@ -43,8 +43,7 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
                 + audit.broken_cases(epsilon=epsilon, rng=seed))
     if group == "algorithm":
         generator = as_rng(rng)
-        cases = [audit.algorithm_case(name, epsilon=epsilon, rng=generator, size=size)
-                 for name, ok in audit.available_algorithms().items() if ok]
+        cases = [audit.algorithm_case(name, epsilon=epsilon, rng=generator, size=size) for name in audit.CASES]
         cases += [audit.anm_case(score, epsilon=epsilon, rng=generator, size=size) for score in audit.ANM_SCORES.values()]
         cases.append(audit.pcd_decision_case(epsilon=epsilon, rng=generator, size=size))
         return cases + audit.broken_algorithm_cases(epsilon=epsilon, rng=generator, size=size)
@@ -68,8 +67,8 @@ def _one_case(group: str, name: str, *, epsilon: float, delta: float, size: str,
     if group == "algorithm":  # build only the case asked for when its name says which: cases sample their data
         from dpcd.registry import ALGORITHMS
 
-        for key, ok in audit.available_algorithms().items():
-            if ok and key in ALGORITHMS and ALGORITHMS[key].label == name:
+        for key in audit.CASES:
+            if ALGORITHMS[key].label == name:
                 case = audit.algorithm_case(key, epsilon=epsilon, rng=rng, size=size)
                 if case.name == name:
                     return case

@@ -12,7 +12,7 @@ import pytest
 
 import dpcd
 from dpcd.datasets import load_bnlearn
-from dpcd.plan import plan
+from dpcd.forecast import plan
 from dpcd.release.tables import read_table
 from dpcd.schema import Schema, draft_schema
 

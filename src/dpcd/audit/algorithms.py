@@ -47,13 +47,12 @@ by the exact arg-max (:class:`ArgmaxTree`), and Moment-PC scaling its noise to t
 
 Examples
 --------
->>> sorted(name for name, ok in available_algorithms().items() if ok)[:3]
+>>> sorted(CASES)[:3]
 ['curate', 'curate_sb', 'em_pc']
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +61,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..privacy.calibration import largest_parameter
 from ..registry import ALGORITHMS
 from ..validation import RngLike, as_rng, check_epsilon
 from .events import equals, graph_events, graph_key, observed_outputs
@@ -74,7 +74,7 @@ from .neighbours import (
 )
 from .runner import AuditCase
 
-__all__ = ["AlgorithmRun", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "available_algorithms", "algorithm_case",
+__all__ = ["AlgorithmRun", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "algorithm_case",
            "broken_algorithm_cases", "pcd_decision_case", "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
@@ -122,25 +122,23 @@ def composed_epsilon(*, delta: float, pure: Sequence[tuple[float, int]] = (), la
 
 
 def per_round_for(claim: float, compose: Callable[[float], float]) -> float:
-    """The largest per-round parameter x (to 0.1 %) with ``compose(x)`` ≤ ``claim`` (bisection in log x).
+    """The largest per-round parameter x with ``compose(x)`` ≤ ``claim`` (to 0.1 % in ε).
 
     ``compose`` is the theorem's composition, e.g. :func:`composed_epsilon` of
     the worst-case rounds; used so that every audited claim is the same total ε.
+    The search is :func:`dpcd.privacy.calibration.largest_parameter`, the one
+    the registry calibrates with.
+
+    >>> round(per_round_for(1.0, lambda x: 4 * x), 3)
+    0.25
     """
-    low, high = claim * 1e-6, claim
-    while compose(high) <= claim:
-        low, high = high, 2.0 * high
-    for _ in range(60):
-        if high / low < 1.001:
-            break
-        middle = math.sqrt(low * high)
-        low, high = (middle, high) if compose(middle) <= claim else (low, middle)
-    return low
+    return largest_parameter(compose, epsilon=claim, rtol=1e-3)
 
 
 @dataclass(frozen=True)
 class AlgorithmRun:
-    """Run ``module.function(data, rng=rng, **kwargs)`` and return its graph as a :func:`graph_key` (picklable).
+    """Run the registry algorithm ``algorithm`` on ``data`` with ``kwargs`` and return its graph as a
+    :func:`graph_key` (picklable: the algorithm is named, and looked up in :data:`dpcd.registry.ALGORITHMS`).
 
     ``data_standardised=True`` is a BROKEN wrapper, the pre-fix PrivPC*: each
     column is standardised with the data set's own mean and standard deviation
@@ -149,13 +147,16 @@ class AlgorithmRun:
     the public box (``standardise="bounds"``, ``clip_norm=1`` in box units).
     """
 
-    module: str
-    function: str
+    algorithm: str
     kwargs: tuple[tuple[str, Any], ...] = ()
     data_standardised: bool = False
 
+    def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be a registry name, one of {sorted(ALGORITHMS)}; got {self.algorithm!r}")
+
     def result(self, data: Any, rng: Any) -> Any:
-        function = getattr(importlib.import_module(self.module), self.function)
+        function = ALGORITHMS[self.algorithm].run
         kwargs = dict(self.kwargs)
         if self.data_standardised:
             array = np.asarray(data, dtype=np.float64)
@@ -206,9 +207,11 @@ def _em_pc(epsilon: float, rng: np.random.Generator, size: str, sepset: str = "j
     total = float(meta["epsilon_total"])
     columns = [str(c) for c in pair.data.columns]
     kwargs = {"levels": tuple(int(meta["levels"][c]) for c in columns), "epsilon_total": total, "epsilon_split": tuple(meta["epsilon_split"]),
-              "max_order": meta["max_order"], "alpha": meta["alpha"], "sepset": sepset}
+              "max_order": meta["max_order"], "alpha": meta["alpha"]}
     broken = sepset != "joint"
-    run = AlgorithmRun("dpcd.discovery.em_pc", "em_pc", tuple(sorted(kwargs.items())))
+    if broken:
+        kwargs["unproven"] = {"sepset": sepset}
+    run = AlgorithmRun("em_pc", tuple(sorted(kwargs.items())))
     name = "BROKEN EM-PC, separating set from un-noised scores" if broken else "EM-PC"
     return _case(name, run, pair, (total, 0.0),
                  f"epsilon_total = {total:g} (claim, add/remove); split {meta['epsilon_split']}; {pair.description}",
@@ -219,7 +222,7 @@ def _lapmech(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     pair = borderline_ci_pair(n=_size(size, 200, 400, 800), alpha=0.05, n_variables=P_VARIABLES, rng=rng,
                               test="g2")
     kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "alpha": 0.05, "max_order": MAX_ORDER}
-    run = AlgorithmRun("dpcd.discovery.lapmech", "lapmech", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("lapmech", tuple(sorted(kwargs.items())))
     return _case("LapMech", run, pair, (epsilon, 0.0), f"epsilon_total = {epsilon:g} (add/remove); "
                  f"{pair.description}")
 
@@ -231,7 +234,7 @@ def _kendall_pair(rng: np.random.Generator, size: str, alpha: float) -> Neighbou
 
 def _priv_pc(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     delta = 1e-6
-    pair = _kendall_pair(rng, size, 0.2)  # two-sided 0.2 = Priv-PC's one-sided alpha 0.1
+    pair = _kendall_pair(rng, size, 0.2)  # two-sided 0.2: Priv-PC thresholds the one-sided p-value at 0.1
     n = len(pair.data)
     tests = worst_case_test_count(P_VARIABLES, MAX_ORDER)
 
@@ -240,9 +243,9 @@ def _priv_pc(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
 
     per_test = per_round_for(epsilon, compose)
     claim = compose(per_test)
-    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_test": per_test, "delta": delta, "alpha": 0.1,
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_test": per_test, "delta": delta, "alpha": 0.2,
               "max_order": MAX_ORDER, "subsample_size": n // 2}
-    run = AlgorithmRun("dpcd.discovery.priv_pc", "priv_pc", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("priv_pc", tuple(sorted(kwargs.items())))
     return _case("Priv-PC", run, pair, (claim, delta),
                  f"epsilon_per_test = {per_test:.4g}, at most {tests} examined tests + open sieve, PLD at delta "
                  f"{delta:g} (replace); {pair.description}")
@@ -258,9 +261,9 @@ def _svt_pc(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
 
     per_edge = per_round_for(epsilon, compose)
     claim = compose(per_edge)
-    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_edge": per_edge, "delta": delta, "alpha": 0.1,
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_per_edge": per_edge, "delta": delta, "alpha": 0.2,
               "max_order": MAX_ORDER}
-    run = AlgorithmRun("dpcd.discovery.svt_pc", "svt_pc", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("svt_pc", tuple(sorted(kwargs.items())))
     return _case("SVT-PC", run, pair, (claim, delta),
                  f"epsilon_per_edge = {per_edge:.4g}, at most {runs} AboveThreshold runs (replace); "
                  f"{pair.description}")
@@ -277,9 +280,9 @@ def _subsampled_gaussian(epsilon: float, rng: np.random.Generator, size: str) ->
 
     sigma = 1.0 / per_round_for(epsilon, compose)
     claim = compose(1.0 / sigma)
-    kwargs = {"levels": (2,) * P_VARIABLES, "sigma": sigma, "sampling_rate": q, "delta": delta, "alpha": 0.1,
+    kwargs = {"levels": (2,) * P_VARIABLES, "sigma": sigma, "sampling_rate": q, "delta": delta, "alpha": 0.2,
               "max_order": MAX_ORDER}
-    run = AlgorithmRun("dpcd.discovery.subsampled_gaussian_pc", "subsampled_gaussian_pc", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("subsampled_gaussian", tuple(sorted(kwargs.items())))
     return _case("Sub-sampled Gaussian PC", run, pair, (claim, delta),
                  f"sigma = {sigma:g}, q = {q:g}, at most {tests} steps (replace, PLD); {pair.description}")
 
@@ -287,9 +290,9 @@ def _subsampled_gaussian(epsilon: float, rng: np.random.Generator, size: str) ->
 def _curate(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     delta = 1e-6
     pair = _kendall_pair(rng, size, 0.05)
-    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta_total": delta, "threshold": 0.05,
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta_total": delta, "alpha": 0.05,
               "max_order": MAX_ORDER}
-    run = AlgorithmRun("dpcd.discovery.curate", "curate", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("curate", tuple(sorted(kwargs.items())))
     return _case("CURATE", run, pair, (epsilon, delta),
                  f"epsilon_total = {epsilon:g}, delta_total = {delta:g} (replace); {pair.description}")
 
@@ -362,7 +365,7 @@ def _marginal_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bo
     else:
         kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05,
                   "max_order": MAX_ORDER, "n_boot": 60}
-        run = AlgorithmRun("dpcd.discovery.marginal_pc", "marginal_pc", tuple(sorted(kwargs.items())))
+        run = AlgorithmRun("marginal_pc", tuple(sorted(kwargs.items())))
         name = "Marginal-PC"
     return _case(name, run, pair, (epsilon, delta),
                  f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace; Gaussian DP over the orders); "
@@ -456,7 +459,7 @@ def _mst_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = 
     pair = _every_table_moves(borderline_ci_pair(n=n, alpha=0.05, n_variables=P_VARIABLES, rng=rng,
                                                  relation="replace", test="g2"))
     kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta": delta, "alpha": 0.01}
-    run = AlgorithmRun("dpcd.discovery.mst_pc", "mst_pc", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("mst_pc", tuple(sorted(kwargs.items())))
     return _case("MST-PC", run, pair, (epsilon, delta),
                  f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace; zCDP); {pair.description}")
 
@@ -478,7 +481,7 @@ def _privpc_star(epsilon: float, rng: np.random.Generator, size: str) -> AuditCa
     data = _box_data(rng, _size(size, 200, 400, 800))
     pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
     kwargs = {"bounds": BOX, "epsilon_total": epsilon, "alpha": 0.05, "max_order": MAX_ORDER}
-    run = AlgorithmRun("dpcd.discovery.privpc_star", "privpc_star", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("privpc_star", tuple(sorted(kwargs.items())))
     return _case("PrivPC*", run, pair, (epsilon, 0.0), f"epsilon_total = {epsilon:g} (replace), public bounds "
                  f"[-1, 1]; {pair.description}")
 
@@ -523,7 +526,7 @@ def _moment_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool
                      f"{pair.description}", expect_violation=True)
     kwargs = {"bounds": BOX, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05, "max_order": MAX_ORDER,
               "n_boot": 60}
-    run = AlgorithmRun("dpcd.discovery.moment_pc", "moment_pc", tuple(sorted(kwargs.items())))
+    run = AlgorithmRun("moment_pc", tuple(sorted(kwargs.items())))
     return _case("Moment-PC", run, pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} "
                  f"(replace), public bounds [-1, 1]; {pair.description}")
 
@@ -540,7 +543,7 @@ def _far_outlier_pair(rng: np.random.Generator, n: int) -> NeighbouringPair:
 def _privpc_star_observed(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
     pair = _far_outlier_pair(rng, _size(size, 300, 500, 1000))
     kwargs = {"epsilon_total": epsilon, "alpha": 0.05, "max_order": MAX_ORDER}
-    run = AlgorithmRun("dpcd.discovery.privpc_star", "privpc_star", tuple(sorted(kwargs.items())),
+    run = AlgorithmRun("privpc_star", tuple(sorted(kwargs.items())),
                        data_standardised=True)
     return _case("BROKEN PrivPC*, standardised with the data's own mean and sd", run, pair, (epsilon, 0.0),
                  f"epsilon_total = {epsilon:g} (replace); the pre-fix standardisation: the outlier rescales X0 "
@@ -563,7 +566,7 @@ def _score_based(name: str, epsilon: float, rng: np.random.Generator, size: str)
 
         iterations = _plan(epsilon_total=epsilon, delta=delta, n=n, line_search_size=m).parameters["iterations"]
         claim_delta = m / n + iterations * delta
-    run = AlgorithmRun(f"dpcd.discovery.{name}", name, tuple(sorted(kwargs.items())))
+    run = AlgorithmRun(name, tuple(sorted(kwargs.items())))
     label = ALGORITHMS[name].label
     return _case(label, run, pair, (epsilon, claim_delta),
                  f"epsilon_total = {epsilon:g}, delta = m/n + I*delta = {claim_delta:.3g} (replace; the line-search "
@@ -609,7 +612,7 @@ def _pcd(epsilon: float, rng: np.random.Generator, size: str) -> AuditCase:
                 break
     pair = crossing_pair(make, statistic, target=alpha + sensitivity, candidates=candidates, relation="replace",
                          low=0.0, high=1.0)
-    run = AlgorithmRun("dpcd.discovery.pcd", "pcd", (("alpha", alpha), ("ci_test", "kendall"), ("continuous", True),
+    run = AlgorithmRun("pcd", (("alpha", alpha), ("ci_test", "kendall"), ("continuous", True),
                                                      ("epsilon_per_test", epsilon / 2)))
     return _case("PCD", run, pair, (epsilon, 0.0),
                  f"Kendall test, Δ_P = {sensitivity:.3g}: p(D) = {pair.meta['statistic_D']:.4g} ≥ α + Δ_P "
@@ -691,19 +694,12 @@ CASES: dict[str, Callable[..., AuditCase]] = {
 """Audit case builder per registry name: ``builder(epsilon, rng, size) -> AuditCase``."""
 
 
-def available_algorithms() -> dict[str, bool]:
-    """For every registry algorithm with an audit case: is it importable here?"""
-    return {name: ALGORITHMS[name].available for name in CASES if name in ALGORITHMS}
-
-
 def algorithm_case(name: str, *, epsilon: float, rng: RngLike, size: str = "quick") -> AuditCase:
     """The :class:`AuditCase` of registry algorithm ``name`` (``epsilon``: its privacy parameter)."""
     if name not in CASES:
         raise ValueError(f"unknown algorithm {name!r}; audit cases exist for {sorted(CASES)}")
     if size not in SIZES:
         raise ValueError(f"size must be one of {SIZES}, got {size!r}")
-    if not available_algorithms().get(name, False):
-        raise ValueError(f"algorithm {name!r} is not available in this version of dpcd")
     return CASES[name](check_epsilon(epsilon), as_rng(rng), size)
 
 

@@ -89,7 +89,7 @@ from ..kernels import (
     median_bandwidth,
     pairwise_sq_dists,
 )
-from ..privacy import PrivacyLedger
+from ..privacy import PrivacyLedger, laplace_noise
 from ..privacy.sensitivity import kendall_tau_sensitivity
 from ..privacy.sensitivity import spearman_sensitivity as _spearman_sensitivity
 from ..validation import (
@@ -301,7 +301,7 @@ def iqr_score(a, b) -> float:
     return _log_iqr(a) + _log_iqr(b)
 
 
-def dependence_score(score: str, a, b, *, rng: RngLike = None, bandwidth_a: float | None = None,
+def dependence_score(score: str, a, b, *, rng: RngLike | None = None, bandwidth_a: float | None = None,
                      bandwidth_b: float | None = None) -> float:
     """One of :data:`SCORES` applied to ``(a, b)``."""
     if score == "spearman":
@@ -339,7 +339,7 @@ def spearman_sensitivity(m: int) -> float:
     valid on untied ranks, which :func:`spearman_score` guarantees.
     """
     m = check_int(m, "m", minimum=3)
-    return _spearman_sensitivity(m, neighbouring="replace")
+    return _spearman_sensitivity(m, relation="replace")
 
 
 def kendall_sensitivity(m: int) -> float:
@@ -348,7 +348,7 @@ def kendall_sensitivity(m: int) -> float:
     Delegates to :func:`dpcd.privacy.sensitivity.kendall_tau_sensitivity` (replace).
     """
     m = check_int(m, "m", minimum=2)
-    return kendall_tau_sensitivity(m, neighbouring="replace")
+    return kendall_tau_sensitivity(m, relation="replace")
 
 
 def hsic_test_sensitivity(m: int) -> float:
@@ -477,9 +477,9 @@ def dwork_lei_draws(log_iqr: np.ndarray, distances: np.ndarray, *, epsilon: floa
     """
     q = log_iqr.size
     threshold = 1.0 + math.log(1.0 / delta) / epsilon
-    tests = distances[None, :, :] + rng.laplace(0.0, 1.0 / epsilon, size=(size, q, 2))
+    tests = distances[None, :, :] + laplace_noise(1.0 / epsilon, (size, q, 2), rng=rng)
     released = (tests > threshold).any(axis=2)
-    values = log_iqr[None, :] + rng.laplace(0.0, 1.0 / epsilon, size=(size, q))
+    values = log_iqr[None, :] + laplace_noise(1.0 / epsilon, (size, q), rng=rng)
     released &= np.isfinite(log_iqr)[None, :]
     return np.where(released, values, np.nan), released
 
@@ -529,7 +529,7 @@ def ptr_release(value: float, *, distance: float, epsilon: float, delta: float, 
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     distance = check_positive(distance, "distance", allow_zero=True)
-    noisy = distance + as_rng(rng).laplace(0.0, 1.0 / epsilon)
+    noisy = distance + laplace_noise(1.0 / epsilon, rng=as_rng(rng))
     return float(value) if noisy > math.log(1.0 / delta) / epsilon else None
 
 
@@ -720,7 +720,7 @@ def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: S
         bounds_y = (float(y[train].min()), float(y[train].max()))
     fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth,
                   bounds_x=bounds_x, bounds_y=bounds_y, split=split, require_variation=False)
-    ledger = PrivacyLedger(neighbouring="replace",
+    ledger = PrivacyLedger(relation="replace",
                            public=("n", "m", "train/test split", "training half", "variable bounds"))
     released: dict[str, tuple[Optional[float], Optional[float]]] = {}
     for name in names:
@@ -738,7 +738,7 @@ def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: S
         sensitivity = score_sensitivity(name, fit.m)
         s_xy, s_yx = fit_scores(fit, name, generator)
         scale = sensitivity / epsilon
-        noise = generator.laplace(0.0, scale, size=2)
+        noise = laplace_noise(scale, 2, rng=generator)
         released[name] = (float(s_xy + noise[0]), float(s_yx + noise[1]))
         ledger.charge(f"{name}_score", epsilon=epsilon, count=2, kind="laplace", sensitivity=sensitivity,
                       scale=scale, note="Thm. 1" if name != "hsic" else "Thm. 3")
@@ -784,7 +784,7 @@ def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
     fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth,
                   bounds_x=bounds_x, bounds_y=bounds_y, require_variation=False)
     krr_residual_sensitivity(fit.n, lam, bound=residual_bound)  # validates λ for the chosen bound
-    ledger = PrivacyLedger(neighbouring="replace",
+    ledger = PrivacyLedger(relation="replace",
                            public=("n", "m", "train/test split", "test half", "lam", "bandwidth",
                                    "variable bounds"))
     released: dict[str, tuple[Optional[float], Optional[float]]] = {}
@@ -794,7 +794,7 @@ def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
             sensitivity = hsic_training_sensitivity(fit.m, fit.n, lam, lipschitz=gaussian_kernel_lipschitz(
                 bandwidth), bound=hsic_bound, residual_bound=residual_bound)
             scale = sensitivity / epsilon
-            noise = generator.laplace(0.0, scale, size=2)
+            noise = laplace_noise(scale, 2, rng=generator)
             released[name] = (float(s_xy + noise[0]), float(s_yx + noise[1]))
             ledger.charge("hsic_score", epsilon=epsilon, count=2, kind="laplace", sensitivity=sensitivity,
                           scale=scale, note=f"Thm. 7 ({hsic_bound} bound), Thm. 5 ({residual_bound})")

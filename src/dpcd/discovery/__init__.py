@@ -3,7 +3,7 @@
 Constraint-based: ``em_pc``, ``lapmech``, ``privpc_star`` (Xu et al. 2017), ``priv_pc``, ``svt_pc``,
 ``subsampled_gaussian_pc`` (Wang et al. 2020), ``pcd`` (Zhang et al. 2023; no DP guarantee), ``curate``.
 Score-based: ``notears`` (non-private), ``noleaks``, ``curate_sb`` (Bhattacharjee & Tandon 2024).
-Every private module exports its ``RELATION`` and a data-independent ``plan(...)``; experiments live in ``dpcd_papers``.
+Every private module exports its ``RELATION`` and a data-independent ``worst_case(...)``; experiments live in ``dpcd_papers``.
 """
 
 from .pc import (

@@ -37,7 +37,7 @@ of [DR14, Thm 3.20], capped by basic composition t ε), and orders compose by
 basic composition as a privacy filter [RRUV16]: each order's parameters are
 chosen from earlier outputs and the run stops before Σ_i ε_curate^(i) exceeds
 ε_Total or Σ_i δ' exceeds δ_Total, so every run is (ε_Total, δ_Total)-DP
-(:func:`plan`; the paper's Fig. 2). The ledger charges t_i^max tests per order.
+(:func:`worst_case`; the paper's Fig. 2). The ledger charges t_i^max tests per order.
 
 Deviations from the text (each also noted where it happens):
 
@@ -68,20 +68,28 @@ References
    Subsampling. NeurIPS 2018.
 .. [RRUV16] R. Rogers, A. Roth, J. Ullman, S. Vadhan. Privacy Odometers and
    Filters: Pay-as-you-Go Composition. NeurIPS 2016.
+
+Examples
+--------
+>>> CURATE.name, CURATE.relation.name, CURATE.budget_arg, CURATE.delta_arg, CURATE.differentially_private
+('curate', 'replace', 'epsilon_total', 'delta_total', True)
+>>> worst = CURATE.privacy_map(epsilon_total=1.0, p=4)   # the filter stops before ε_Total
+>>> worst.epsilon, worst.accountant
+(1.0, 'filter')
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 from scipy import optimize, special
 
 from ..ci import CITester
-from ..privacy import PrivacyLedger, laplace_scale
-from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..privacy import PrivacyLedger, epsilon_for_subsampled, laplace_noise, laplace_scale, subsampled_epsilon
+from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..privacy.sensitivity import two_sided_kendall_pvalue_sensitivity
 from ..schema import public_levels
 from ..validation import (
@@ -94,9 +102,11 @@ from ..validation import (
     check_positive,
     check_probability,
 )
+from .algorithm import PrivateAlgorithm, mark_unproven, unproven_options
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = [
+    "CURATE",
     "OptResult",
     "order_leakage",
     "error_surrogate",
@@ -105,13 +115,19 @@ __all__ = [
     "optimise_budgets",
     "CurateDecider",
     "curate",
-    "plan",
+    "worst_case",
     "RELATION",
     "PUBLIC",
+    "UNPROVEN",
     "order_worst_case_tests",
 ]
 
 Composition = Literal["advanced", "paper"]
+UNPROVEN = {
+    "sensitivity": "a declared p-value sensitivity (e.g. the paper's Eq. 16) used even below the proven bound",
+    "composition": "Eq. 3 as printed (t eps^2 + ...) under-states the advanced composition theorem",
+}
+"""CURATE's published-but-unproven steps (``curate(unproven=...)``), each with why it is not DP."""
 RELATION = REPLACE_ONE
 """CURATE's guarantee is stated under replace one record, with n public."""
 PUBLIC = ("n", "domains")
@@ -398,7 +414,7 @@ class CurateDecider(Decider):
             return self.cache[key]
         p = self.tester(x, y, S).p_value
         delta_s = self.sensitivity if self.per_test_sensitivity is None else self.per_test_sensitivity(S)
-        noisy = p + self.rng.laplace(0.0, delta_s / self.epsilon)
+        noisy = p + laplace_noise(delta_s / self.epsilon, rng=self.rng)
         self.count += 1
         if noisy > self.threshold * (1 + self.beta2):
             decision = True
@@ -423,15 +439,15 @@ def _deltas(delta_prime: float | None, delta_total: float | None, last: int) -> 
     return delta_prime, delta_total
 
 
-def plan(*, epsilon_total: float, delta_prime: float | None = None, delta_total: float | None = None, p: int,
-         max_order: int | None = None) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float, delta_prime: float | None = None, delta_total: float | None = None, p: int,
+         max_order: int | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`curate` run: (ε_Total, δ_Total)-DP under replace-one.
 
     Per order, advanced composition of its worst-case test count; over orders,
     a basic-composition privacy filter that stops before ε_Total or δ_Total is
     exceeded [RRUV16] (module docstring). δ_Total defaults to (last order + 1)·δ'.
 
-    >>> plan(epsilon_total=1.0, p=5).epsilon
+    >>> worst_case(epsilon_total=1.0, p=5).epsilon
     1.0
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
@@ -439,7 +455,7 @@ def plan(*, epsilon_total: float, delta_prime: float | None = None, delta_total:
     last = p - 2 if max_order is None else min(check_int(max_order, "max_order", minimum=0), p - 2)
     delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
     delta = min(delta_total, (last + 1) * delta_prime)
-    return PrivacyPlan("curate", RELATION, epsilon_total, delta, PUBLIC,
+    return WorstCase("curate", RELATION, epsilon_total, delta, PUBLIC,
                        "Laplace mechanism per CI test (Dwork & Roth 2014, Thm. 3.6), advanced composition of each order's "
                        "worst-case test count (Dwork & Roth 2014, Thm. 3.20), basic-composition filter over orders (Rogers, Roth, Ullman & Vadhan 2016)",
                        "filter", None, {"epsilon_total": epsilon_total, "delta_prime": delta_prime,
@@ -447,12 +463,10 @@ def plan(*, epsilon_total: float, delta_prime: float | None = None, delta_total:
 
 
 def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: float | None = None,
-           delta_total: float | None = None, threshold: float = 0.05, beta1: float = 0.1, beta2: float = 0.1,
+           delta_total: float | None = None, alpha: float = 0.05, beta1: float = 0.1, beta2: float = 0.1,
            sensitivity: float | None = None, subsample: bool = False, subsample_size: int | None = None,
            max_order: int | None = None, node_names: Sequence[str] | None = None, c1: float = 0.0,
-           c2: float = 0.0, composition: Composition = "advanced",
-           unproven_sensitivity: bool = False,
-           max_tests: int | None = None) -> PCResult:
+           c2: float = 0.0, max_tests: int | None = None, unproven: Mapping[str, Any] | None = None) -> PCResult:
     """Constraint-based CURATE (Bhattacharjee & Tandon 2024, Alg. 1) with Kendall's τ.
 
     Parameters
@@ -465,7 +479,8 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         when ``delta_total`` is given, else 1e-12 (the paper's).
     delta_total : δ_Total; the search stops before an order whose δ' would
         exceed it. Default (orders)·δ' (never binding).
-    threshold : T, compared with the noisy p-value (paper: 0.05).
+    alpha : the two-sided significance level, the paper's threshold T compared with the noisy two-sided
+        Kendall p-value (paper: 0.05).
     beta1, beta2 : margins β₁, β₂ of the decision rule.
     sensitivity : Δ, L1-sensitivity of the p-value used for every test; default
         :func:`dpcd.privacy.sensitivity.two_sided_kendall_pvalue_sensitivity` of the (sub-)sample size and the
@@ -474,10 +489,11 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         every test, so it is compared with the bound at the widest public
         stratification of the run (the product of the ``max_order`` largest level
         counts) and refused below it: the run would not be differentially private.
-    unproven_sensitivity : accept a ``sensitivity`` below the proven bound (e.g.
-        the paper's Eq. 16) for a labelled, non-private diagnostic; the result's
-        ``info["differentially_private"]`` is then False and its ledger does not
-        describe a guarantee. Never use it for a release.
+    unproven : the paper's unproven steps, for a labelled non-private diagnostic only (:data:`UNPROVEN`):
+        ``{"sensitivity": Δ}`` uses Δ even below the proven bound (e.g. the paper's Eq. 16);
+        ``{"composition": "paper"}`` plans each order with Eq. 3 as printed (t ε² + …), which under-states
+        advanced composition. The result's ``info["differentially_private"]`` is then False and its ledger
+        marks the run not DP (:meth:`~dpcd.privacy.PrivacyLedger.mark_not_dp`). Never use it for a release.
     subsample, subsample_size : run every test on one uniform sub-sample of m
         rows (default m = n/10 when ``subsample``). The run is accounted on the
         sub-sample at (ln(1 + (e^ε_Total − 1)/q), δ_Total/q), q = m/n, and
@@ -489,7 +505,6 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
         (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     c1, c2 : the constants of Lemma 1.
-    composition : "advanced" (the theorem, default) or "paper" (Eq. 3 as printed).
 
     Returns
     -------
@@ -499,7 +514,7 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     ``epsilon_curate`` and ``delta_curate`` (the paper's total), and ``stop_reason``.
 
     Privacy: (Σ_i ε_curate^(i), Σ_i δ_curate^(i))-DP ≤ (ε_Total, δ_Total) under
-    replace one record, n and domains public (module docstring, :func:`plan`).
+    replace one record, n and domains public (module docstring, :func:`worst_case`).
 
     Examples
     --------
@@ -510,13 +525,19 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     True
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    threshold = check_probability(threshold, "threshold")
+    threshold = check_probability(alpha, "alpha")
     beta1 = check_positive(beta1, "beta1", allow_zero=True)
     beta2 = check_positive(beta2, "beta2", allow_zero=True)
     if beta1 >= 1:
         raise ValueError(f"beta1 must be < 1 (the keep threshold is T(1 − beta1)), got {beta1}")
-    if composition not in ("advanced", "paper"):
-        raise ValueError(f"composition must be 'advanced' or 'paper', got {composition!r}")
+    options = unproven_options(unproven, UNPROVEN, algorithm="curate")
+    composition = options.get("composition", "advanced")
+    if composition != "advanced" and composition != "paper":
+        raise ValueError(f"unproven: composition must be 'paper', got {composition!r}")
+    if "sensitivity" in options:
+        if sensitivity is not None:
+            raise ValueError("give sensitivity or unproven={'sensitivity': ...}, not both")
+        sensitivity = options["sensitivity"]
     for name, c in (("c1", c1), ("c2", c2)):
         if not (isinstance(c, (int, float)) and 0.0 <= c < 1.0):
             raise ValueError(f"{name} must be in [0, 1), got {c!r}")
@@ -536,7 +557,7 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         q = m / n
     # With a sub-sample every test sees the same m rows: the run is accounted on the sub-sample at the
     # budget whose single amplification [BBG18, Thm 9] is the request, never test by test.
-    epsilon_run = epsilon_total if q >= 1 else math.log1p(math.expm1(epsilon_total) / q)
+    epsilon_run = epsilon_total if q >= 1 else epsilon_for_subsampled(epsilon_total, q)
     if delta_total is not None and q < 1:
         delta_total = check_delta(delta_total, "delta_total") / q
         if delta_total >= 1:
@@ -563,12 +584,14 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         widest = min(math.prod(sorted(int(v) for v in levels)[d - last:]), rows)
         proven = two_sided_kendall_pvalue_sensitivity(rows, widest)
         if sensitivity < proven:
-            if not unproven_sensitivity:
+            if "sensitivity" not in options:
                 raise ValueError(f"sensitivity={sensitivity:.3g} is below the proven bound {proven:.3g} of the "
                                  f"p-value at this sample size and up to {widest} strata: the run would not be "
-                                 "differentially private (pass unproven_sensitivity=True only for a labelled "
+                                 "differentially private (unproven={'sensitivity': ...} is only for a labelled "
                                  "non-private diagnostic)")
             private = False
+    if composition == "paper":
+        private = False
     ledger = PrivacyLedger("replace", public=PUBLIC)
     decider = CurateDecider(tester, n_vars=d, epsilon_total=epsilon_run, delta_prime=delta_prime,
                             delta_total=delta_total, threshold=threshold, beta1=beta1, beta2=beta2,
@@ -579,20 +602,21 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     spent = (float(sum(o["epsilon_curate"] for o in decider.orders)),
              float(sum(o["delta_curate"] for o in decider.orders)))
     if q < 1:  # one charge for the whole run on the sub-sample, amplified once
-        amplified = (math.log1p(q * math.expm1(spent[0])), q * spent[1])
+        amplified = (subsampled_epsilon(spent[0], q) if spent[0] > 0 else 0.0, q * spent[1])
         ledger = PrivacyLedger("replace", public=PUBLIC)
         if amplified[0] > 0:
             ledger.charge("CURATE on a uniform sub-sample (amplified once)", epsilon=amplified[0],
                           delta=amplified[1], kind="approx",
                           note=f"run on m = {len(codes)} of n = {n} rows, ({spent[0]:.4g}, {spent[1]:.3g})-DP there")
         spent = amplified
+    mark_unproven(ledger, options, UNPROVEN, algorithm="curate")
     result = replace(result, ledger=ledger)
     info = {
         "algorithm": "curate",
         "epsilon_total": epsilon_total,
         "delta_prime": delta_prime,
         "delta_total": delta_total,
-        "threshold": threshold,
+        "alpha": threshold,
         "beta1": beta1,
         "beta2": beta2,
         "sensitivity": sensitivity,
@@ -606,3 +630,10 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
         "n_computed": tester.n_computed,
     }
     return replace(result, info=info, stopped_early=result.stopped_early or bool(decider.stop_reason))
+
+
+CURATE = PrivateAlgorithm(
+    name="curate", label="CURATE", data="categorical", relation=RELATION, public=PUBLIC, budget="total",
+    budget_arg="epsilon_total", run=curate, privacy_map=worst_case, delta_arg="delta_total",
+    theorem="Bhattacharjee & Tandon 2024, Alg. 1")
+"""CURATE (constraint-based) as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""

@@ -30,6 +30,14 @@ References
 .. [BT24] P. Bhattacharjee, R. Tandon. CURATE: Scaling-up Differentially
    Private Causal Graph Discovery. 2024.
 .. [MJPW22] P. Ma et al. NoLeaks. IEEE TIFS 2022.
+
+Examples
+--------
+>>> CURATE_SB.name, CURATE_SB.relation.name, CURATE_SB.budget_arg, CURATE_SB.differentially_private
+('curate_sb', 'replace', 'epsilon_total', True)
+>>> worst = CURATE_SB.privacy_map(epsilon_total=1.0, delta=1e-6, n=10_000)
+>>> worst.epsilon <= 1.0, round(worst.delta, 2)   # δ includes m/n = 0.1 of the line-search subset
+(True, 0.1)
 """
 
 from __future__ import annotations
@@ -39,9 +47,11 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from ..privacy.relation import PrivacyPlan
+from ..privacy.relation import WorstCase
 from ..validation import RngLike, check_delta, check_epsilon
-from .noleaks import (
+from .algorithm import PrivateAlgorithm
+from .notears import ScoreResult, score_result
+from .private_notears import (
     PUBLIC,
     RELATION,
     check_subset_size,
@@ -50,9 +60,8 @@ from .noleaks import (
     private_notears,
     score_plan,
 )
-from .notears import ScoreResult, score_result
 
-__all__ = ["SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb", "plan",
+__all__ = ["CURATE_SB", "SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb", "worst_case",
            "RELATION", "PUBLIC"]
 
 Schedule = Literal["multiplicative", "additive", "exponential"]
@@ -145,12 +154,12 @@ def _schedule(schedule: str, grad_budget: float, epsilon0: float | None, indexin
     return schedule_budgets(schedule, epsilon0=e0, iterations=n_iter, indexing=indexing), e0, i_lemma
 
 
-def plan(*, epsilon_total: float, delta: float, n: int, schedule: Schedule = "multiplicative",
+def worst_case(*, epsilon_total: float, delta: float, n: int, schedule: Schedule = "multiplicative",
          epsilon0: float | None = None, indexing: Literal["lemma", "algorithm"] = "algorithm",
-         line_search_size: int = 1000) -> PrivacyPlan:
+         line_search_size: int = 1000) -> WorstCase:
     """The data-independent guarantee of any :func:`curate_sb` run (basic composition, δ includes m/n).
 
-    >>> plan(epsilon_total=1.0, delta=1e-6, n=10_000).epsilon <= 1.0 + 1e-9
+    >>> worst_case(epsilon_total=1.0, delta=1e-6, n=10_000).epsilon <= 1.0 + 1e-9
     True
     """
     schedule = _check_schedule(schedule)
@@ -208,3 +217,10 @@ def curate_sb(X, *, epsilon_total: float, delta: float, rng: RngLike, schedule: 
                  "iterations": n_iter, "indexing": indexing, "epsilon_line_search": eps_ls, "delta": delta,
                  "epsilon_total": epsilon_total})
     return score_result(W, names, ledger=ledger, info=info)
+
+
+CURATE_SB = PrivateAlgorithm(
+    name="curate_sb", label="CURATE-SB", data="numeric", relation=RELATION, public=PUBLIC, budget="total",
+    budget_arg="epsilon_total", run=curate_sb, privacy_map=worst_case, delta_arg="delta", alpha_arg=None,
+    theorem="Bhattacharjee & Tandon 2024, Alg. 2", takes_max_order=False, exact_subset=True)
+"""CURATE-SB as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm` (δ = m/n: ``discover`` refuses it)."""

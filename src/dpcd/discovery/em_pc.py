@@ -25,7 +25,7 @@ rounds are paid, and up to 29 when rounds draw β̂ = 0 (they cost only ε₂).
 
 Privacy: ε-DP under add/remove one record (:data:`RELATION`); public: the
 domain sizes, passed as ``levels`` (they fix the G² degrees of freedom and the
-table shapes), never read from the codes; n is not needed. :func:`plan` gives
+table shapes), never read from the codes; n is not needed. :func:`worst_case` gives
 the data-independent guarantee. Each
 round is (ε₁ + ε₂)-DP by Cor. 1–2 (exponential mechanism, DR14 Thm. 3.10, on
 quality functions of sensitivity 1, and basic composition of the β̂ draws);
@@ -83,6 +83,14 @@ Xu, Yuan & Wu (2017), "Differential privacy preserving causal graph
 discovery", IEEE PAC, Alg. 2–3, Eq. 5–8, Cor. 1–2, Thm. 1.
 McSherry & Talwar (2007), "Mechanism design via differential privacy", FOCS.
 Rogers, Roth, Ullman & Vadhan (2016), "Privacy odometers and filters", NeurIPS.
+
+Examples
+--------
+>>> EM_PC.name, EM_PC.relation.name, EM_PC.budget_arg, EM_PC.delta_arg, EM_PC.differentially_private
+('em_pc', 'add/remove', 'epsilon_total', None, True)
+>>> worst = EM_PC.privacy_map(epsilon_total=1.0)   # pure ε-DP, enforced by the privacy filter
+>>> worst.epsilon, worst.delta, worst.accountant
+(1.0, 0.0, 'filter')
 """
 
 from __future__ import annotations
@@ -103,7 +111,7 @@ from ..ci.distance import (
     g2_threshold,
 )
 from ..privacy import PrivacyLedger, exponential_mechanism
-from ..privacy.relation import ADD_REMOVE, PrivacyPlan
+from ..privacy.relation import ADD_REMOVE, WorstCase
 from ..schema import check_codes, public_levels
 from ..validation import (
     RngLike,
@@ -113,15 +121,22 @@ from ..validation import (
     check_int,
     check_probability,
 )
+from .algorithm import PrivateAlgorithm, mark_unproven, unproven_options
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["EMPCDecider", "em_pc", "plan", "RELATION", "PUBLIC", "default_max_distance", "round_split"]
+__all__ = ["EM_PC", "EMPCDecider", "em_pc", "worst_case", "RELATION", "PUBLIC", "UNPROVEN", "default_max_distance", "round_split"]
 
 RELATION = ADD_REMOVE
 """EM-PC's guarantee is proven under add/remove one record."""
 PUBLIC = ("domains",)
 """What EM-PC's guarantee assumes public."""
 SepsetRule = Literal["joint", "argmax"]
+UNPROVEN = {
+    "distance": "the greedy/exact flip-distance search has no sensitivity bound where it is not exact",
+    "sepset": "the arg-max separating set of un-noised scores is an uncharged data-dependent choice",
+}
+"""EM-PC's published-but-unproven variants (``em_pc(unproven=...)``), each with why it is not DP."""
+UNPROVEN_VALUES = {"distance": "search", "sepset": "argmax"}
 
 
 def default_max_distance(epsilon_1: float, epsilon_2: float, max_candidates: int) -> int:
@@ -139,6 +154,12 @@ class EMPCDecider(Decider):
     def __init__(self, codes: np.ndarray, levels: np.ndarray, *, alpha: float, epsilon: float,
                  epsilon_1: float, epsilon_2: float, rng: np.random.Generator, ledger: PrivacyLedger,
                  max_distance: int, exact_states: int, distance: str = "lipschitz", sepset: str = "joint"):
+        if distance not in ("lipschitz", "search"):
+            raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")
+        if sepset not in ("joint", "argmax"):
+            raise ValueError(f"sepset must be 'joint' or 'argmax', got {sepset!r}")
+        mark_unproven(ledger, {k: v for k, v in (("distance", distance), ("sepset", sepset))
+                               if v == UNPROVEN_VALUES[k]}, UNPROVEN, algorithm="EM-PC")
         self.codes = codes
         self.sepset = sepset
         self.levels = levels
@@ -258,7 +279,7 @@ def round_split(epsilon: float, epsilon_split) -> tuple[float, float]:
     return e1, e2
 
 
-def plan(*, epsilon_total: float, epsilon_split=None) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float, epsilon_split=None) -> WorstCase:
     """The data-independent guarantee of any :func:`em_pc` run: (ε_total, 0)-DP under add/remove.
 
     Every round is at most (ε₁ + ε₂)-DP (Cor. 1–2) and the run pays a round
@@ -266,7 +287,7 @@ def plan(*, epsilon_total: float, epsilon_split=None) -> PrivacyPlan:
     privacy filter [RRUV16]), so every run's charges sum to at most ε_total,
     whatever the data; only the domain sizes are public.
 
-    >>> plan(epsilon_total=3.0).epsilon
+    >>> worst_case(epsilon_total=3.0).epsilon
     3.0
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
@@ -274,7 +295,7 @@ def plan(*, epsilon_total: float, epsilon_split=None) -> PrivacyPlan:
     ledger = PrivacyLedger("add/remove", public=PUBLIC)
     ledger.charge("EM-PC rounds (q2 count + q1 draws) under the budget filter", epsilon=epsilon_total,
                   kind="pure", note="the filter stops before the rounds' charges exceed epsilon_total")
-    return PrivacyPlan("em_pc", RELATION, epsilon_total, 0.0, PUBLIC,
+    return WorstCase("em_pc", RELATION, epsilon_total, 0.0, PUBLIC,
                        "Xu, Yuan & Wu 2017, Thm. 1 (exponential mechanism per round, Cor. 1-2; Dwork & Roth 2014, Thm. 3.10) and a "
                        "pure-DP budget filter over rounds (Rogers, Roth, Ullman & Vadhan 2016)", "filter", ledger,
                        {"epsilon_total": epsilon_total, "epsilon_1": e1, "epsilon_2": e2})
@@ -282,9 +303,8 @@ def plan(*, epsilon_total: float, epsilon_split=None) -> PrivacyPlan:
 
 def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike, epsilon_split=None,
           max_order: int | None = None, node_names: Sequence[str] | None = None,
-          max_distance: int | None = None, exact_states: int = 500,
-          distance: Literal["lipschitz", "search"] = "lipschitz", sepset: SepsetRule = "joint",
-          max_tests: int | None = None) -> PCResult:
+          max_distance: int | None = None, exact_states: int = 500, max_tests: int | None = None,
+          unproven: Mapping[str, str] | None = None) -> PCResult:
     """EM-PC (PrivPC of paper 000): ε-DP PC for categorical data via the exponential mechanism.
 
     Parameters
@@ -304,21 +324,17 @@ def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLi
     node_names : variable names (default: DataFrame columns or X1..Xp).
     max_distance : data-independent cap on |distance score| (default
         :func:`default_max_distance` from ε₁, ε₂ and p).
-    exact_states : budget of the exact distance search of ``distance="search"``.
-    distance : "lipschitz" (default): the provable sensitivity-1 lower bound of
-        the flip distance (:func:`dpcd.ci.distance.flip_distance`);
-        "search": the greedy/exact search, closer to the paper's exact distance
-        but with **no proven guarantee** where a score is not exact.
-    sepset : "joint" (default): each removed neighbour and its separating set
-        come from one private draw; "argmax": the pre-fix rule, **not DP**
-        (see the module docstring).
+    exact_states : budget of the exact distance search of the unproven ``distance="search"``.
+    unproven : the published-but-unproven variants, for reproducing the paper only (:data:`UNPROVEN`):
+        ``{"distance": "search"}`` scores by the greedy/exact search (closer to the paper's exact distance,
+        no proven sensitivity where a score is not exact); ``{"sepset": "argmax"}`` stores the arg-max
+        separating set of un-noised scores (the pre-fix rule, see the module docstring). A run with either
+        is **not DP**: its ledger says so (:meth:`~dpcd.privacy.PrivacyLedger.mark_not_dp`).
 
-    Privacy: with ``distance="lipschitz"`` and ``sepset="joint"``, ε-DP under
-    add/remove one record with the domain sizes public (paper 000, Thm. 1;
-    :func:`plan`; see the module docstring for the corrections). With
-    ``distance="search"`` the guarantee holds only if every score was exact
-    (``info["unproven_scores"] == 0``). The ledger never totals more than
-    ``epsilon_total``.
+    Privacy: ε-DP under add/remove one record with the domain sizes public
+    (paper 000, Thm. 1; :func:`worst_case`; see the module docstring for the
+    corrections) for the run without ``unproven``. The ledger never totals
+    more than ``epsilon_total``.
 
     Returns a :class:`PCResult`; ``info`` holds ``rounds``, ``spent``,
     ``n_scores`` (distinct distance scores), ``exact_fraction`` and ``seconds``.
@@ -340,10 +356,11 @@ def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLi
     alpha = check_probability(alpha, "alpha")
     e1, e2 = round_split(epsilon, epsilon_split)
     exact_states = check_int(exact_states, "exact_states", minimum=0)
-    if distance not in ("lipschitz", "search"):
-        raise ValueError(f"distance must be 'lipschitz' or 'search', got {distance!r}")
-    if sepset not in ("joint", "argmax"):
-        raise ValueError(f"sepset must be 'joint' or 'argmax', got {sepset!r}")
+    options = unproven_options(unproven, UNPROVEN, algorithm="em_pc")
+    for option, value in options.items():
+        if value != UNPROVEN_VALUES[option]:
+            raise ValueError(f"unproven: {option} must be {UNPROVEN_VALUES[option]!r}, got {value!r}")
+    distance, sepset = options.get("distance", "lipschitz"), options.get("sepset", "joint")
     codes = as_data_matrix(data, kind="discrete", min_rows=0)  # n is protected under add/remove: any n runs
     codes = np.asfortranarray(codes)
     names = node_names_of(data, node_names)
@@ -367,3 +384,9 @@ def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLi
         "distance": distance, "sepset": sepset, "unproven_scores": decider.n_unproven,
         "max_distance": max_distance, "seconds": time.perf_counter() - started,
     })
+
+
+EM_PC = PrivateAlgorithm(
+    name="em_pc", label="EM-PC", data="categorical", relation=RELATION, public=PUBLIC, budget="total",
+    budget_arg="epsilon_total", run=em_pc, privacy_map=worst_case, theorem="Xu, Yuan & Wu 2017, Thm. 1")
+"""EM-PC as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""

@@ -27,6 +27,14 @@ Xu, Yuan & Wu (2017), "Differential privacy preserving causal graph
 discovery", IEEE PAC, Sec. IV-D.
 Dwork, McSherry, Nissim & Smith (2006), "Calibrating noise to sensitivity in
 private data analysis", TCC.
+
+Examples
+--------
+>>> LAPMECH.name, LAPMECH.relation.name, LAPMECH.budget_arg, LAPMECH.data, LAPMECH.differentially_private
+('lapmech', 'add/remove', 'epsilon_total', 'categorical', True)
+>>> worst = LAPMECH.privacy_map(epsilon_total=1.0)   # one Laplace release: pure ε-DP
+>>> worst.epsilon, worst.delta
+(1.0, 0.0)
 """
 
 from __future__ import annotations
@@ -38,8 +46,8 @@ import numpy as np
 from scipy import special
 
 from ..ci.distance import g2_public_dof, g2_statistic
-from ..privacy import PrivacyLedger
-from ..privacy.relation import ADD_REMOVE, PrivacyPlan
+from ..privacy import PrivacyLedger, laplace_noise
+from ..privacy.relation import ADD_REMOVE, WorstCase
 from ..schema import check_codes, public_levels
 from ..validation import (
     RngLike,
@@ -49,9 +57,10 @@ from ..validation import (
     check_int,
     check_probability,
 )
+from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["DEFAULT_MAX_CELLS", "noisy_joint_table", "all_marginals", "NoisyTableDecider", "lapmech", "plan", "RELATION",
+__all__ = ["LAPMECH", "DEFAULT_MAX_CELLS", "noisy_joint_table", "all_marginals", "NoisyTableDecider", "lapmech", "worst_case", "RELATION",
            "PUBLIC"]
 
 RELATION = ADD_REMOVE
@@ -94,7 +103,7 @@ def noisy_joint_table(codes: np.ndarray, levels: Sequence[int], *, epsilon: floa
     scale = 1.0 / epsilon
     for start in range(0, cells, chunk):
         stop = min(cells, start + chunk)
-        table[start:stop] += rng.laplace(0.0, scale, size=stop - start).astype(np.float32)
+        table[start:stop] += laplace_noise(scale, stop - start, rng=rng, dtype=np.float32)
     return table.reshape(levels)
 
 
@@ -191,17 +200,17 @@ class NoisyTableDecider(Decider):
         return self.p_value(x, y, S) > self.alpha
 
 
-def plan(*, epsilon_total: float) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float) -> WorstCase:
     """The data-independent guarantee of any :func:`lapmech` run: one Laplace release, (ε_total, 0)-DP.
 
-    >>> plan(epsilon_total=1.0).epsilon
+    >>> worst_case(epsilon_total=1.0).epsilon
     1.0
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
     ledger = PrivacyLedger("add/remove", public=PUBLIC)
     ledger.charge("LapMech: noisy full contingency table", epsilon=epsilon_total, kind="laplace", sensitivity=1.0,
                   scale=1.0 / epsilon_total)
-    return PrivacyPlan("lapmech", RELATION, epsilon_total, 0.0, PUBLIC,
+    return WorstCase("lapmech", RELATION, epsilon_total, 0.0, PUBLIC,
                        "Xu, Yuan & Wu 2017, Sec. IV-D: Laplace mechanism on a table of L1 sensitivity 1 (Dwork & Roth 2014, Thm. 3.6)",
                        "basic", ledger, {"epsilon_total": epsilon_total})
 
@@ -226,7 +235,7 @@ def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: Rng
     max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
         (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
 
-    Privacy: ε-DP, add/remove one record; public: domain sizes (:func:`plan`).
+    Privacy: ε-DP, add/remove one record; public: domain sizes (:func:`worst_case`).
     The ledger holds one Laplace charge (sensitivity 1, scale 1/ε).
 
     Returns a :class:`PCResult` with the ledger; ``info`` holds
@@ -254,3 +263,9 @@ def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: Rng
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "lapmech", "epsilon_total": epsilon, "alpha": alpha,
                                  "n_cells": int(table.size), "n_computed": decider.n_computed})
+
+
+LAPMECH = PrivateAlgorithm(
+    name="lapmech", label="LapMech", data="categorical", relation=RELATION, public=PUBLIC, budget="total",
+    budget_arg="epsilon_total", run=lapmech, privacy_map=worst_case, theorem="Xu, Yuan & Wu 2017, Sec. IV-D")
+"""LapMech as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""

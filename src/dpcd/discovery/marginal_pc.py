@@ -60,7 +60,7 @@ reads only released tables and public values: post-processing. μ-GDP is
 (ε, δ(ε))-DP with δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) [DRS22, Cor. 2.13],
 and μ = ``gdp_mu(ε, δ)`` makes δ(ε) ≤ δ. ∎
 
-The worst case is therefore the plan itself (:func:`plan`): the guarantee
+The worst case is therefore the plan itself (:func:`worst_case`): the guarantee
 does not depend on how many tests or tables a run needs. The noisy tables stay
 inside the run (only the graph leaves it, a coarse function of them), so the
 floating-point noise is not published as numbers.
@@ -84,6 +84,11 @@ Examples
 True
 >>> skeleton_prf(result.cpdag, dag_to_cpdag(sample.dag))["f1"] > 0.5
 True
+>>> MARGINAL_PC.name, MARGINAL_PC.relation.name, MARGINAL_PC.budget_arg, MARGINAL_PC.differentially_private
+('marginal_pc', 'replace', 'epsilon_total', True)
+>>> worst = MARGINAL_PC.privacy_map(epsilon_total=1.0, delta=1e-6)   # the plan is the guarantee
+>>> worst.epsilon, worst.delta, worst.accountant
+(1.0, 1e-06, 'gdp')
 """
 
 from __future__ import annotations
@@ -101,13 +106,13 @@ from ..ci.noisy import DEFAULT_BOOTSTRAP, noisy_table_test, pairwise_screen_test
 from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
 from ..privacy.mechanisms import gdp_gaussian_mechanism
-from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import check_codes, public_levels
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["marginal_pc", "plan", "order_weights", "MarginalTablesDecider", "MARGINAL_PC", "RELATION", "PUBLIC",
+__all__ = ["marginal_pc", "worst_case", "order_weights", "MarginalTablesDecider", "MARGINAL_PC", "RELATION", "PUBLIC",
            "ORDER0_SHARE", "DEFAULT_MAX_ORDER", "DEFAULT_CANDIDATES"]
 
 RELATION = REPLACE_ONE
@@ -148,13 +153,13 @@ def _charge(ledger: PrivacyLedger, order: int, mu: float, delta: float, tables: 
                   note=f"{tables} tables of {order + 2} columns, N(0, {sigma:.4g}^2) per cell ({mu:.4g}-GDP)")
 
 
-def plan(*, epsilon_total: float, delta: float, max_order: int | None = DEFAULT_MAX_ORDER) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = DEFAULT_MAX_ORDER) -> WorstCase:
     """The data-independent guarantee of any :func:`marginal_pc` run: (``epsilon_total``, ``delta``) under replace-one.
 
     The ledger holds one Gaussian charge per order at its μ_k (sensitivity 1,
     σ = 1/μ_k: the level the run's charges have whatever M_k), composed exactly.
 
-    >>> worst = plan(epsilon_total=1.0, delta=1e-6)
+    >>> worst = worst_case(epsilon_total=1.0, delta=1e-6)
     >>> worst.epsilon, worst.delta, round(worst.charges.total("tight", target_delta=1e-6).epsilon, 9)
     (1.0, 1e-06, 1.0)
     """
@@ -165,7 +170,7 @@ def plan(*, epsilon_total: float, delta: float, max_order: int | None = DEFAULT_
     ledger = PrivacyLedger("replace", public=PUBLIC)
     for k, mu in enumerate(mus):
         _charge(ledger, k, float(mu), delta / len(mus), 0, 1.0 / float(mu), 1.0)
-    return PrivacyPlan("marginal_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
+    return WorstCase("marginal_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
                        {"epsilon_total": epsilon_total, "delta": delta, "max_order": order,
                         "mu": float(np.sqrt(np.sum(mus ** 2))), "order_weights": order_weights(order).tolist()})
 
@@ -320,7 +325,7 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
 
     Privacy: (ε, δ)-DP under replace-one with n and the domains public (the
     module's theorem); the ledger holds one Gaussian charge per order that
-    released tables, and its tight total never exceeds :func:`plan`.
+    released tables, and its tight total never exceeds :func:`worst_case`.
 
     Returns a :class:`~dpcd.discovery.pc.PCResult`; ``info["orders"]`` lists,
     per order, the edges at its start, the tests, the screened ones, the
@@ -357,7 +362,7 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
 
 MARGINAL_PC = PrivateAlgorithm(
     name="marginal_pc", label="Marginal-PC", data="categorical", relation=RELATION, public=PUBLIC, budget="total",
-    budget_arg="epsilon_total", run=marginal_pc, privacy_map=plan, delta_arg="delta", alpha_arg="alpha",
+    budget_arg="epsilon_total", run=marginal_pc, privacy_map=worst_case, delta_arg="delta", alpha_arg="alpha",
     proof="proven", theorem="this package (marginal_pc module theorem; Dong, Roth & Su 2022)",
     default_max_order=DEFAULT_MAX_ORDER)
 """Marginal-PC as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm` (what the registry holds)."""

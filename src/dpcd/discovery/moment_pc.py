@@ -51,6 +51,11 @@ Examples
 >>> result = moment_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0)
 >>> skeleton_prf(result.cpdag, dag_to_cpdag(sample.dag))["f1"] > 0.7
 True
+>>> MOMENT_PC.name, MOMENT_PC.relation.name, MOMENT_PC.data, MOMENT_PC.differentially_private
+('moment_pc', 'replace', 'numeric', True)
+>>> worst = MOMENT_PC.privacy_map(epsilon_total=1.0, delta=1e-6)
+>>> worst.epsilon, worst.delta, worst.accountant
+(1.0, 1e-06, 'gdp')
 """
 
 from __future__ import annotations
@@ -67,13 +72,13 @@ from ..ci.fisher import SingularCovarianceError, partial_correlation
 from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
 from ..privacy.mechanisms import gdp_gaussian_mechanism
-from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import public_bounds, scale_to_box
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["moment_sensitivity", "noisy_moments", "moment_ci_test", "MomentDecider", "moment_pc", "plan",
+__all__ = ["moment_sensitivity", "noisy_moments", "moment_ci_test", "MomentDecider", "moment_pc", "worst_case",
            "MOMENT_PC", "RELATION", "PUBLIC", "DEFAULT_BOOTSTRAP"]
 
 RELATION = REPLACE_ONE
@@ -94,10 +99,10 @@ def moment_sensitivity(p: int) -> float:
     return math.sqrt(2.0 * p * p + 3.0 * p)
 
 
-def plan(*, epsilon_total: float, delta: float, p: int | None = None) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float, delta: float, p: int | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`moment_pc` run: (``epsilon_total``, ``delta``) under replace-one.
 
-    >>> plan(epsilon_total=1.0, delta=1e-6).accountant
+    >>> worst_case(epsilon_total=1.0, delta=1e-6).accountant
     'gdp'
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
@@ -106,7 +111,7 @@ def plan(*, epsilon_total: float, delta: float, p: int | None = None) -> Privacy
     ledger = PrivacyLedger("replace", public=PUBLIC)
     ledger.charge("Moment-PC moments", epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian",
                   sensitivity=1.0, scale=1.0 / mu)
-    return PrivacyPlan("moment_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
+    return WorstCase("moment_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
                        {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
 
 
@@ -250,8 +255,8 @@ def moment_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha:
                                  "alpha": alpha, "mu": mu, "sigma": sigma, "n_computed": len(decider.p_values)})
 
 
-def _privacy_map(*, epsilon_total: float, delta: float, max_order: int | None = None) -> PrivacyPlan:
-    return plan(epsilon_total=epsilon_total, delta=delta)
+def _privacy_map(*, epsilon_total: float, delta: float, max_order: int | None = None) -> WorstCase:
+    return worst_case(epsilon_total=epsilon_total, delta=delta)
 
 
 MOMENT_PC = PrivateAlgorithm(

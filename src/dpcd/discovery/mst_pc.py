@@ -60,8 +60,13 @@ Examples
 >>> from dpcd.graphs import dag_to_cpdag, skeleton_prf
 >>> sample = load_bnlearn("cancer", 20_000, rng=0)
 >>> result = mst_pc(sample.data, levels=sample.levels, epsilon_total=1.0, delta=1e-6, rng=1)
->>> result.info["tree_edges"], result.ledger.neighbouring
+>>> result.info["tree_edges"], result.ledger.relation
 (4, 'replace')
+>>> MST_PC.name, MST_PC.relation.name, MST_PC.budget_arg, MST_PC.differentially_private
+('mst_pc', 'replace', 'epsilon_total', True)
+>>> worst = MST_PC.privacy_map(epsilon_total=1.0, delta=1e-6, p=5)
+>>> worst.epsilon, worst.delta, worst.accountant
+(1.0, 1e-06, 'zcdp')
 """
 
 from __future__ import annotations
@@ -77,14 +82,14 @@ import pandas as pd
 from ..ci.discrete import marginal_table
 from ..privacy import PrivacyLedger
 from ..privacy.mechanisms import exponential_mechanism, gdp_gaussian_mechanism
-from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..privacy.zcdp import zcdp_epsilon, zcdp_rho
 from ..schema import check_codes, public_levels
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .algorithm import PrivateAlgorithm
 from .pc import PCResult, node_names_of, pc
 
-__all__ = ["mst_synthetic", "mst_pc", "plan", "measure_one_way", "select_tree", "measure_tree", "sample_tree_model",
+__all__ = ["mst_synthetic", "mst_pc", "worst_case", "measure_one_way", "select_tree", "measure_tree", "sample_tree_model",
            "MST_PC", "RELATION", "PUBLIC", "QUALITY_SENSITIVITY"]
 
 RELATION = REPLACE_ONE
@@ -103,10 +108,10 @@ def _budgets(epsilon_total: float, delta: float, d: int) -> tuple[float, float, 
     return rho, eps_round, math.sqrt(2.0 * rho / 3.0)
 
 
-def plan(*, epsilon_total: float, delta: float, p: int) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float, delta: float, p: int) -> WorstCase:
     """The data-independent guarantee of any :func:`mst_pc` run on ``p`` columns: (``epsilon_total``, ``delta``).
 
-    >>> worst = plan(epsilon_total=1.0, delta=1e-6, p=8)
+    >>> worst = worst_case(epsilon_total=1.0, delta=1e-6, p=8)
     >>> worst.epsilon, worst.accountant, worst.parameters["rounds"]
     (1.0, 'zcdp', 7)
     """
@@ -114,7 +119,7 @@ def plan(*, epsilon_total: float, delta: float, p: int) -> PrivacyPlan:
     delta = check_delta(delta)
     p = check_int(p, "p", minimum=2)
     rho, eps_round, mu = _budgets(epsilon_total, delta, p)
-    return PrivacyPlan("mst_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "zcdp", None,
+    return WorstCase("mst_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "zcdp", None,
                        {"epsilon_total": epsilon_total, "delta": delta, "rho": rho, "rounds": p - 1,
                         "epsilon_per_round": eps_round, "mu_per_release": mu})
 
@@ -219,7 +224,7 @@ def mst_synthetic(data, *, levels, epsilon_total: float, delta: float = 1e-6, rn
 
     ``ledger``, when given, receives the run's charges (two Gaussian releases
     and the selection rounds as bounded-range steps), whose tight total is the
-    zCDP composition of :func:`plan`.
+    zCDP composition of :func:`worst_case`.
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
     delta = check_delta(delta)
@@ -259,7 +264,7 @@ def mst_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alpha: fl
     Parameters as in :func:`dpcd.discovery.marginal_pc.marginal_pc`; the
     privacy is the module's theorem (replace-one, n and the domains public).
     The ledger lists the releases and selection rounds; its tight total
-    composes them in zCDP, as :func:`plan` does. ``info["tree_edges"]`` is the
+    composes them in zCDP, as :func:`worst_case` does. ``info["tree_edges"]`` is the
     size of the selected tree.
     """
     alpha = check_probability(alpha, "alpha")
@@ -274,8 +279,8 @@ def mst_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alpha: fl
                                                 "n_computed": result.info.get("n_computed")})
 
 
-def _privacy_map(*, epsilon_total: float, delta: float, p: int, max_order: int | None = None) -> PrivacyPlan:
-    return plan(epsilon_total=epsilon_total, delta=delta, p=p)
+def _privacy_map(*, epsilon_total: float, delta: float, p: int, max_order: int | None = None) -> WorstCase:
+    return worst_case(epsilon_total=epsilon_total, delta=delta, p=p)
 
 
 MST_PC = PrivateAlgorithm(

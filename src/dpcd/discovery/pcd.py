@@ -49,6 +49,17 @@ Dwork, C., Roth, A. (2014). The algorithmic foundations of differential privacy
 (sparse vector technique, Alg. 1 AboveThreshold).
 Nissim, K., Raskhodnikova, S., Smith, A. (2007). Smooth sensitivity and sampling in
 private data analysis. STOC.
+
+Examples
+--------
+>>> PCD.name, PCD.relation.name, PCD.budget_arg, PCD.proof
+('pcd', 'replace', 'epsilon_per_test', 'not DP')
+>>> PCD.differentially_private
+False
+>>> PCD.privacy_map(epsilon_per_test=0.1)
+Traceback (most recent call last):
+...
+ValueError: PCD calibrates its noise to a local sensitivity: it has no data-independent privacy plan
 """
 
 from __future__ import annotations
@@ -59,8 +70,8 @@ from typing import Literal, Sequence
 import numpy as np
 
 from ..ci.rcit import KendallTester, RCITTester, permutation_sensitivity
-from ..privacy import PrivacyLedger
-from ..privacy.relation import REPLACE_ONE
+from ..privacy import PrivacyLedger, laplace_noise
+from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..privacy.sensitivity import two_sided_kendall_pvalue_sensitivity
 from ..validation import (
     RngLike,
@@ -68,13 +79,14 @@ from ..validation import (
     check_epsilon,
     check_probability,
 )
+from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = [
+    "PCD",
     "CI_TESTS",
     "PCDDecider",
     "RELATION",
-    "DIFFERENTIALLY_PRIVATE",
     "declared_continuous",
     "make_tester",
     "pcd",
@@ -111,8 +123,8 @@ def pcd_decision(p_value: float, sensitivity: float, *, alpha: float, epsilon: f
     elif p_value + sensitivity < alpha:
         return False, False
     scale = sensitivity / epsilon
-    noisy_p = p_value + (rng.laplace(0.0, 4.0 * scale) if scale > 0 else 0.0)
-    noisy_alpha = alpha + (rng.laplace(0.0, 2.0 * scale) if scale > 0 else 0.0)
+    noisy_p = p_value + (laplace_noise(4.0 * scale, rng=rng) if scale > 0 else 0.0)
+    noisy_alpha = alpha + (laplace_noise(2.0 * scale, rng=rng) if scale > 0 else 0.0)
     return bool(noisy_p >= noisy_alpha), True
 
 
@@ -231,7 +243,7 @@ class PCDDecider(Decider):
         public = ("m (number of records)", "variable names")
         if self.kind == "kendall":
             public += ("which columns are continuous",)
-        ledger = PrivacyLedger(neighbouring="replace", public=public)
+        ledger = PrivacyLedger(relation="replace", public=public)
         if self.n_noisy and not math.isinf(self.epsilon):
             ledger.charge("PCD noisy comparison p + Lap(4 Delta_P/eps) >= alpha + Lap(2 Delta_P/eps)",
                           epsilon=self.epsilon, count=self.n_noisy, kind="pure", note=LEDGER_NOTE)
@@ -240,8 +252,6 @@ class PCDDecider(Decider):
 
 RELATION = REPLACE_ONE
 """The relation of the paper's accounting (replace one record, m public); not a proven guarantee."""
-DIFFERENTIALLY_PRIVATE = False
-"""PCD calibrates noise to a local sensitivity: no data-independent plan bounds its privacy loss."""
 
 
 def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal["rcit", "kendall"] = "rcit",
@@ -302,3 +312,14 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
 def _with(result: PCResult, **changes) -> PCResult:
     from dataclasses import replace
     return replace(result, **changes)
+
+
+def _no_plan(**parameters) -> WorstCase:
+    raise ValueError("PCD calibrates its noise to a local sensitivity: it has no data-independent privacy plan")
+
+
+PCD = PrivateAlgorithm(
+    name="pcd", label="PCD", data="numeric", relation=RELATION, public=("m", "which columns are continuous"),
+    budget="per_test", budget_arg="epsilon_per_test", run=pcd, privacy_map=_no_plan, proof="not DP",
+    theorem="Zhang et al. 2023 (local sensitivity: no DP guarantee)", extra={"ci_test": "kendall", "continuous": True})
+"""PCD as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm` (``proof="not DP"``: ``discover`` refuses it)."""

@@ -12,19 +12,19 @@ What is thresholded
 -------------------
 The query is the one-sided p-value p = 1 − Φ(|Z|) of the conditional Kendall
 z-score Z = Σwᵢτᵢ/√Σwⱼ (τ-a, no-ties null variance, App. D Def. 6) — half
-the two-sided p-value — as in the authors' public code, so α = 0.10 and
+the two-sided p-value — as in the authors' public code, so their threshold
+T = 0.10 (``alpha=0.20``: dpcd's ``alpha`` is always the two-sided level) and
 t = 0.02 keep their meaning. Its sensitivity is Φ(Δ_Z) − ½
-(:func:`dpcd.privacy.sensitivity.pvalue_sensitivity`) with, by
-``sensitivity=``:
+(:func:`dpcd.privacy.sensitivity.pvalue_sensitivity`) with:
 
-* ``"proven"`` (default): Δ_Z from
+* by default: Δ_Z from
   :func:`dpcd.privacy.sensitivity.conditional_kendall_sensitivity` under
   replace-one with no assumption on the strata, at the largest number of
   strata k any test of the run can have (product of the ``max_order``
   largest domain sizes);
-* ``"reference"``: Δ_Z = 6/√n, the authors' code. It is a valid replace-one
+* ``unproven={"sensitivity": "reference"}``: Δ_Z = 6/√n, the authors' code. It is a valid replace-one
   bound for unconditional tests (√w ≤ 1.5√n and Δτ = 4/n) but not proven for
-  conditional ones; use it to reproduce the paper.
+  conditional ones; use it to reproduce the paper (the ledger marks such a run not DP).
 
 Privacy guarantee
 -----------------
@@ -40,36 +40,48 @@ References
 .. [WPS20] L. Wang, Q. Pang, D. Song. Towards practical differentially private
    causal graph discovery. NeurIPS 2020.
 .. [BBG18] B. Balle, G. Barthe, M. Gaboardi. Privacy amplification by subsampling. NeurIPS 2018.
+
+Examples
+--------
+>>> PRIV_PC.name, PRIV_PC.relation.name, PRIV_PC.budget_arg, PRIV_PC.differentially_private
+('priv_pc', 'replace', 'epsilon_per_test', True)
+>>> PRIV_PC.privacy_map(epsilon_per_test=0.01, delta=1e-6, p=4, n=1000, max_order=1).epsilon < 1
+True
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
-from typing import Literal, Sequence
+from typing import Mapping, Sequence
 
-import numpy as np
-
-from ..ci import CITester, normal_two_sided_p
 from ..privacy.ledger import PrivacyLedger
-from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..privacy.relation import WorstCase
 from ..privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
 from ..privacy.sieve import SieveAndExamine, optimal_subsample_size
-from ..schema import public_levels
 from ..validation import (
     RngLike,
-    as_data_matrix,
     as_rng,
     check_delta,
     check_epsilon,
     check_int,
     check_probability,
 )
-from .pc import Decider, PCResult, node_names_of, run_pc, worst_case_tests
+from .algorithm import PrivateAlgorithm
+from .kendall_family import (
+    PUBLIC,
+    RELATION,
+    KendallPValueQuery,
+    kendall_ledger,
+    kendall_run_setup,
+    privacy_totals,
+    reference_max_order,
+)
+from .pc import Decider, PCResult, run_pc, worst_case_tests
 
 __all__ = [
+    "PRIV_PC",
     "priv_pc",
-    "plan",
+    "worst_case",
     "RELATION",
     "PUBLIC",
     "KendallPValueQuery",
@@ -78,77 +90,6 @@ __all__ = [
     "privacy_totals",
     "kendall_run_setup",
 ]
-
-SensitivityMode = Literal["proven", "reference"]
-RELATION = REPLACE_ONE
-"""Priv-PC's guarantee is proven under replace one record, with n public."""
-PUBLIC = ("n", "domains")
-
-
-def reference_max_order(n: int, p: int) -> int:
-    """The authors' maximum order min(⌊log₂ n⌋ − 5, p − 2), at least 0."""
-    return max(0, min(int(math.floor(math.log2(n))) - 5, p - 2))
-
-
-def kendall_run_setup(data, node_names: Sequence[str] | None, max_order: int | None, levels):
-    """Checked codes, node names, maximum order (default: the authors' cap) and the p-value query of a run.
-
-    ``levels`` are the public domain sizes (:func:`dpcd.schema.public_levels`);
-    the codes must lie in 0..levels − 1.
-    """
-    codes = as_data_matrix(data, kind="discrete")
-    names = node_names_of(data, node_names)
-    levels = public_levels(levels, codes.shape[1], names)
-    if max_order is None:
-        max_order = reference_max_order(*codes.shape)
-    max_order = check_int(max_order, "max_order", minimum=0)
-    return codes, names, max_order, KendallPValueQuery(codes, levels)
-
-
-class KendallPValueQuery:
-    """The thresholded query of Priv-PC / SVT-PC: one-sided p-value of the conditional Kendall test.
-
-    ``query(x, y, S)`` on the full data, ``on_rows(rows)(x, y, S)`` on a
-    sub-sample (a memoised tester per row set; the full tester when the rows
-    are all rows). Reusable by any sensitivity-aware decider (e.g. CURATE).
-    """
-
-    def __init__(self, codes: np.ndarray, levels):
-        self.tester = self.make_tester(codes, levels)
-        self.codes = self.tester.data
-        self.n = self.tester.n_rows
-        self.levels = self.tester.levels
-        self._rows: np.ndarray | None = None  # the row set of the memoised tester, kept alive (never its id alone)
-        self._rows_tester: CITester | None = None
-        self.n_subsample_tests = 0
-
-    @staticmethod
-    def make_tester(codes: np.ndarray, levels) -> CITester:
-        """The conditional Kendall τ-a tester on ``codes`` with the public ``levels``."""
-        return CITester(codes, "kendall", variant="a", levels=levels)
-
-    @staticmethod
-    def one_sided(z: float) -> float:
-        return float(normal_two_sided_p(z)) / 2.0
-
-    def __call__(self, x: int, y: int, S: tuple[int, ...]) -> float:
-        return self.one_sided(self.tester(x, y, S).statistic)
-
-    def on_rows(self, rows: np.ndarray):
-        if len(rows) == self.n:
-            return self
-        if rows is not self._rows:  # identity of a live object: a freed array's address cannot be reused for it
-            self._rows = rows
-            self._rows_tester = self.make_tester(self.codes[rows], self.levels)
-        tester = self._rows_tester
-
-        def query(x: int, y: int, S: tuple[int, ...]) -> float:
-            before = tester.n_computed
-            value = self.one_sided(tester(x, y, S).statistic)
-            self.n_subsample_tests += tester.n_computed - before
-            return value
-
-        return query
 
 
 class SieveKendallDecider(Decider):
@@ -163,30 +104,8 @@ class SieveKendallDecider(Decider):
                                     lambda: self.query(x, y, S))
 
 
-def privacy_totals(ledger: PrivacyLedger, delta: float) -> dict[str, float]:
-    """Basic, advanced (δ' = δ) and tight (at δ) totals of a ledger, as a flat dict.
-
-    The PLD grid is 1e-3 of the largest per-charge ε (at least 1e-4): the
-    accountant rounds pessimistically, so a coarser grid is still an upper
-    bound, and it keeps large per-test ε cheap. With a charge above ε = 20 the
-    PLD library overflows and the tight total is reported as basic composition.
-    """
-    if ledger.n_charges == 0:
-        return {"epsilon_basic": 0.0, "epsilon_advanced": 0.0, "epsilon_tight": 0.0, "delta": 0.0}
-    basic = ledger.total("basic")
-    advanced = ledger.total("advanced", delta_prime=delta)
-    largest = float(ledger.epsilons().max())
-    if largest > 20.0:  # PLDs overflow for such charges; composition is then basic anyway
-        tight = basic
-    else:
-        interval = max(1e-4, 1e-3 * largest)
-        tight = ledger.total("tight", delta_prime=delta, target_delta=delta, value_discretization_interval=interval)
-    return {"epsilon_basic": basic.epsilon, "epsilon_advanced": advanced.epsilon,
-            "epsilon_tight": tight.epsilon, "delta": delta}
-
-
 def _examined_plan(name: str, rounds: int, epsilon_per_test: float, delta: float, theorem: str,
-                   parameters: dict) -> PrivacyPlan:
+                   parameters: dict) -> WorstCase:
     """Plan of a sieve-and-examine run of at most ``rounds`` examined tests (ε/2 sieve + ε/2 examine) plus
     one open sieve (ε/2), composed by the tight PLD accountant at ``delta``."""
     ledger = PrivacyLedger("replace", public=PUBLIC)
@@ -194,11 +113,11 @@ def _examined_plan(name: str, rounds: int, epsilon_per_test: float, delta: float
     ledger.charge("examine", epsilon=epsilon_per_test / 2.0, count=rounds, kind="laplace")
     ledger.charge("sieve (open)", epsilon=epsilon_per_test / 2.0, kind="pure")
     totals = privacy_totals(ledger, delta)
-    return PrivacyPlan(name, RELATION, totals["epsilon_tight"], delta, PUBLIC, theorem, "tight", ledger,
+    return WorstCase(name, RELATION, totals["epsilon_tight"], delta, PUBLIC, theorem, "tight", ledger,
                        {**parameters, "rounds": rounds})
 
 
-def plan(*, epsilon_per_test: float, delta: float, p: int, n: int, max_order: int | None = None) -> PrivacyPlan:
+def worst_case(*, epsilon_per_test: float, delta: float, p: int, n: int, max_order: int | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`priv_pc` run on ``p`` variables and ``n`` (public) rows.
 
     Every examined test is one round (ε-DP, [WPS20, Thm 1]); a run examines at
@@ -206,25 +125,24 @@ def plan(*, epsilon_per_test: float, delta: float, p: int, n: int, max_order: in
     (default: the authors' cap, a function of the public n and p) and charges
     one more open sieve. The worst case is composed by the tight accountant at δ.
 
-    >>> round(plan(epsilon_per_test=0.01, delta=1e-6, p=4, n=1000).epsilon, 3) < 0.01 * 36
+    >>> round(worst_case(epsilon_per_test=0.01, delta=1e-6, p=4, n=1000).epsilon, 3) < 0.01 * 36
     True
     """
     epsilon_per_test = check_epsilon(epsilon_per_test, "epsilon_per_test")
     delta = check_delta(delta)
     p = check_int(p, "p", minimum=2)
     n = check_int(n, "n", minimum=2)
-    order = reference_max_order(n, p) if max_order is None else check_int(max_order, "max_order", minimum=0)
+    order = max(p - 2, 0) if max_order is None else check_int(max_order, "max_order", minimum=0)
     return _examined_plan("priv_pc", worst_case_tests(p, order), epsilon_per_test, delta,
                           "Wang, Pang & Song 2020, Thm. 1 per examined test (sieve amplified by sub-sampling, Balle, Barthe & Gaboardi 2018, Thm. 9; "
                           "Laplace examine), worst-case number of tests composed by the PLD accountant",
                           {"epsilon_per_test": epsilon_per_test, "max_order": order})
 
 
-def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha: float = 0.10,
+def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-6, alpha: float = 0.20,
             threshold_tweak: float = 0.02, subsample_size: int | None = None, rng: RngLike,
             max_order: int | None = None, node_names: Sequence[str] | None = None,
-            sensitivity: SensitivityMode = "proven",
-            max_tests: int | None = None) -> PCResult:
+            max_tests: int | None = None, unproven: Mapping[str, str] | None = None) -> PCResult:
     """Priv-PC [WPS20, Alg. 2] on integer-coded ordinal data.
 
     Parameters
@@ -234,20 +152,23 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
         they fix the table shapes and the number of strata in the sensitivity.
     epsilon_per_test : the per-test privacy parameter ε of the paper: each
         examined CI test costs ε (ε/2 sieve + ε/2 examine). The accumulated
-        cost is in the ledger; :func:`plan` gives the worst case.
+        cost is in the ledger; :func:`worst_case` gives the worst case.
     delta : δ at which the accumulated cost is reported (advanced composition's
         δ' and the tight accountant's target δ).
-    alpha : threshold T on the one-sided p-value (the edge is removed when the
-        noisy p-value reaches α).
-    threshold_tweak : t, the sieve's threshold is α − t (must leave α − t > 0).
+    alpha : two-sided significance level of the Kendall test. The mechanism
+        thresholds the one-sided p-value at T = α/2 (the paper's T = 0.10 is
+        α = 0.20): the edge is removed when the noisy one-sided p-value reaches T.
+    threshold_tweak : t, on the one-sided scale: the sieve's threshold is T − t (must leave T − t > 0).
     subsample_size : m; None = the optimal size of Sec. 3.2 (clipped to [n/20, n]).
     rng : Generator or seed.
-    max_order : largest conditioning set; None = the authors' min(⌊log₂ n⌋ − 5, p − 2).
+    max_order : largest conditioning set; None = no limit (the authors' cap is
+        :func:`~dpcd.discovery.kendall_family.reference_max_order`).
     max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
         (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     node_names : variable names (default: DataFrame columns or X1..Xp).
-    sensitivity : "proven" or "reference" (see the module docstring; "reference"
-        is the authors' calibration, not proven for conditional tests).
+    unproven : ``{"sensitivity": "reference"}`` runs the authors' calibration Δ_Z = 6/√n (see the module
+        docstring), proven for unconditional tests only: for reproducing the paper; the ledger then marks
+        the run not DP (:data:`dpcd.discovery.kendall_family.UNPROVEN`).
 
     Returns a :class:`PCResult` whose ``ledger`` is a replace-one
     :class:`PrivacyLedger` (totals on demand: ``privacy_totals(result.ledger,
@@ -256,7 +177,7 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
 
     Privacy: (ε_tot, δ)-DP under replace-one neighbours with n and domains
     public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_tight"]``
-    for this run and at most :func:`plan`'s worst case for any run, by
+    for this run and at most :func:`worst_case`'s worst case for any run, by
     [WPS20, Thm 1] per round and composition.
 
     Examples
@@ -264,17 +185,19 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
     >>> from dpcd.datasets import load_bnlearn
     >>> data = load_bnlearn("asia", 20000, rng=0)
     >>> result = priv_pc(data.data, levels=data.levels, epsilon_per_test=1.0, rng=1)
-    >>> result.ledger.neighbouring
+    >>> result.ledger.relation
     'replace'
     """
     epsilon = check_epsilon(epsilon_per_test, "epsilon_per_test")
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
+    threshold = alpha / 2.0  # the one-sided p-value's threshold T
     threshold_tweak = float(threshold_tweak)
-    if not 0 <= threshold_tweak < alpha:
-        raise ValueError(f"threshold_tweak must be in [0, alpha) so the sieve threshold alpha - t is positive, "
+    if not 0 <= threshold_tweak < threshold:
+        raise ValueError(f"threshold_tweak must be in [0, alpha/2) so the sieve threshold alpha/2 - t is positive, "
                          f"got {threshold_tweak} with alpha={alpha}")
     codes, names, max_order, query = kendall_run_setup(data, node_names, max_order, levels)
+    ledger, sensitivity = kendall_ledger(unproven, algorithm="priv_pc")
     n, p = codes.shape
     if subsample_size is None:
         subsample_size = optimal_subsample_size(n, epsilon)
@@ -286,8 +209,7 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
     full_sensitivity = one_sided_kendall_pvalue_sensitivity(n, query.levels, order_cap, mode=sensitivity)
     sub_sensitivity = one_sided_kendall_pvalue_sensitivity(subsample_size, query.levels, order_cap,
                                                            mode=sensitivity)
-    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
-    mechanism = SieveAndExamine(n=n, threshold=alpha, threshold_tweak=threshold_tweak, epsilon=epsilon,
+    mechanism = SieveAndExamine(n=n, threshold=threshold, threshold_tweak=threshold_tweak, epsilon=epsilon,
                                 sensitivity=full_sensitivity, subsample_sensitivity=sub_sensitivity,
                                 subsample_size=subsample_size, rng=generator, ledger=ledger)
     result = run_pc(names, SieveKendallDecider(query, mechanism), max_order=max_order, ledger=ledger,
@@ -302,3 +224,10 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-3, alpha
         "n_full_tests": query.tester.n_computed, "n_subsample_tests": query.n_subsample_tests,
     }
     return replace(result, info=info)
+
+
+PRIV_PC = PrivateAlgorithm(
+    name="priv_pc", label="Priv-PC", data="categorical", relation=RELATION, public=PUBLIC, budget="per_test",
+    budget_arg="epsilon_per_test", run=priv_pc, privacy_map=worst_case, delta_arg="delta",
+    theorem="Wang, Pang & Song 2020, Thm. 1")
+"""Priv-PC as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""

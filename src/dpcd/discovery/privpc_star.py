@@ -41,6 +41,14 @@ discovery", IEEE PAC, Sec. V, Thm. 2.
 Kalisch & Bühlmann (2007), "Estimating high-dimensional directed acyclic
 graphs with the PC-algorithm", JMLR 8.
 Dwork & Roth (2014), The Algorithmic Foundations of Differential Privacy, Thm. 3.6.
+
+Examples
+--------
+>>> PRIVPC_STAR.name, PRIVPC_STAR.relation.name, PRIVPC_STAR.data, PRIVPC_STAR.differentially_private
+('privpc_star', 'replace', 'numeric', True)
+>>> worst = PRIVPC_STAR.privacy_map(epsilon_total=1.0, p=4)   # Laplace releases: pure ε-DP
+>>> worst.epsilon, worst.delta
+(1.0, 0.0)
 """
 
 from __future__ import annotations
@@ -52,8 +60,8 @@ from typing import Sequence
 import numpy as np
 
 from ..ci import fisher_z_from_matrix
-from ..privacy import PrivacyLedger
-from ..privacy.relation import REPLACE_ONE, PrivacyPlan
+from ..privacy import PrivacyLedger, laplace_noise
+from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import public_bounds, scale_to_box
 from ..validation import (
     RngLike,
@@ -64,10 +72,11 @@ from ..validation import (
     check_positive,
     check_probability,
 )
+from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["moment_sensitivity", "scale_sensitivity", "MIN_SCALE", "scale_to_box", "clip_records", "noisy_correlation", "repair_correlation",
-           "privpc_star", "plan", "RELATION", "PUBLIC", "CorrelationMatrixDecider"]
+__all__ = ["PRIVPC_STAR", "moment_sensitivity", "scale_sensitivity", "MIN_SCALE", "scale_to_box", "clip_records", "noisy_correlation", "repair_correlation",
+           "privpc_star", "worst_case", "RELATION", "PUBLIC", "CorrelationMatrixDecider"]
 
 RELATION = REPLACE_ONE
 """PrivPC*'s guarantee is proven under replace one record, with n public."""
@@ -146,7 +155,7 @@ def repair_correlation(matrix: np.ndarray, *, min_eigenvalue: float = 1e-3) -> n
 def _laplace_symmetric(p1: int, scale: float, rng: np.random.Generator) -> np.ndarray:
     iu = np.triu_indices(p1)
     noise = np.zeros((p1, p1))
-    noise[iu] = rng.laplace(0.0, scale, size=len(iu[0]))
+    noise[iu] = laplace_noise(scale, len(iu[0]), rng=rng)
     noise[0, 0] = 0.0  # M00 = n is public
     return noise + np.triu(noise, 1).T
 
@@ -178,7 +187,7 @@ def noisy_correlation(X: np.ndarray, *, bounds, epsilon: float, rng: RngLike, st
         eps_moments = epsilon - eps_scale
         s_scale = scale_sensitivity(p)
         noisy = np.concatenate([Z.sum(axis=0), np.einsum("ij,ij->j", Z, Z)])
-        noisy += generator.laplace(0.0, s_scale / eps_scale, size=2 * p)
+        noisy += laplace_noise(s_scale / eps_scale, 2 * p, rng=generator)
         centre = np.clip(noisy[:p] / n, -1.0, 1.0)
         variance = noisy[p:] / n - centre ** 2
         sd = np.sqrt(np.clip(variance, MIN_SCALE ** 2, 1.0))
@@ -247,13 +256,13 @@ def _check_options(standardise: str, scale_fraction: float) -> float:
     return scale_fraction
 
 
-def plan(*, epsilon_total: float, p: int, standardise: str = "private", scale_fraction: float = 0.1,
-         clip_norm: float | None = None) -> PrivacyPlan:
+def worst_case(*, epsilon_total: float, p: int, standardise: str = "private", scale_fraction: float = 0.1,
+         clip_norm: float | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`privpc_star` run: (ε_total, 0)-DP under replace-one.
 
     One or two Laplace releases whose budgets sum to ε_total (basic composition).
 
-    >>> plan(epsilon_total=1.0, p=4).relation.name
+    >>> worst_case(epsilon_total=1.0, p=4).relation.name
     'replace'
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
@@ -261,7 +270,7 @@ def plan(*, epsilon_total: float, p: int, standardise: str = "private", scale_fr
     ledger = PrivacyLedger("replace", public=PUBLIC)
     for mechanism, eps, sensitivity in _charges(p, epsilon_total, standardise, scale_fraction, clip_norm):
         ledger.charge(mechanism, epsilon=eps, kind="laplace", sensitivity=sensitivity, scale=sensitivity / eps)
-    return PrivacyPlan("privpc_star", RELATION, epsilon_total, 0.0, PUBLIC,
+    return WorstCase("privpc_star", RELATION, epsilon_total, 0.0, PUBLIC,
                        "Laplace mechanism (Dwork & Roth 2014, Thm. 3.6) on moments of records in the public box (Xu, Yuan & Wu 2017, "
                        "Thm. 2 with a replace-one sensitivity), basic composition of the releases", "basic", ledger,
                        {"epsilon_total": epsilon_total, "standardise": standardise})
@@ -298,14 +307,14 @@ def privpc_star(data, *, bounds, epsilon_total: float, alpha: float = 0.01, rng:
         The sensitivity is :func:`moment_sensitivity`.
 
     Privacy: ε-DP under replace one record, n and the bounds public; every
-    release is charged (:func:`plan`, module docstring).
+    release is charged (:func:`worst_case`, module docstring).
 
     Examples
     --------
     >>> from dpcd.datasets import random_dag, sample_linear_gaussian
     >>> data = sample_linear_gaussian(random_dag(4, 0.5, 0), 20000, 1)
     >>> result = privpc_star(data.data, bounds=data.schema(), epsilon_total=1.0, rng=2)
-    >>> result.ledger.neighbouring, round(result.ledger.total("basic").epsilon, 12)
+    >>> result.ledger.relation, round(result.ledger.total("basic").epsilon, 12)
     ('replace', 1.0)
     """
     epsilon = check_epsilon(epsilon_total, "epsilon_total")
@@ -328,3 +337,10 @@ def privpc_star(data, *, bounds, epsilon_total: float, alpha: float = 0.01, rng:
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "privpc_star", "epsilon_total": epsilon, "alpha": alpha,
                                  "standardise": standardise, **facts, "correlation": corr})
+
+
+PRIVPC_STAR = PrivateAlgorithm(
+    name="privpc_star", label="PrivPC*", data="numeric", relation=RELATION, public=PUBLIC, budget="total",
+    budget_arg="epsilon_total", run=privpc_star, privacy_map=worst_case,
+    theorem="Xu, Yuan & Wu 2017, Thm. 2 (corrected)")
+"""PrivPC* as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""

@@ -58,18 +58,27 @@ References
    Sampled Gaussian Mechanism. arXiv:1908.10530, 2019.
 .. [DGKKM22] V. Doroshenko, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi. Connect the
    Dots: Tighter Discrete Approximations of Privacy Loss Distributions. PETS 2022.
+
+Examples
+--------
+>>> SG = SUBSAMPLED_GAUSSIAN
+>>> SG.name, SG.relation.name, SG.budget_arg, SG.extra["sampling_rate"], SG.differentially_private
+('subsampled_gaussian', 'replace', 'sigma', 0.1, True)
+>>> SG.privacy_map(sigma=50.0, sampling_rate=0.1, delta=1e-6, p=4, n=1000, max_order=1).epsilon < 1
+True
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
 
 from ..privacy.ledger import PrivacyLedger, subsampled_gaussian_epsilon
-from ..privacy.relation import PrivacyPlan
+from ..privacy.mechanisms import gaussian_noise
+from ..privacy.relation import WorstCase
 from ..privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
 from ..validation import (
     RngLike,
@@ -79,18 +88,18 @@ from ..validation import (
     check_positive,
     check_probability,
 )
-from .pc import Decider, PCResult, run_pc, worst_case_tests
-from .priv_pc import (
+from .algorithm import PrivateAlgorithm
+from .kendall_family import (
     PUBLIC,
     RELATION,
     KendallPValueQuery,
-    SensitivityMode,
+    kendall_ledger,
     kendall_run_setup,
     privacy_totals,
-    reference_max_order,
 )
+from .pc import Decider, PCResult, run_pc, worst_case_tests
 
-__all__ = ["subsampled_gaussian_pc", "SubsampledGaussianDecider", "subsample_size_lower_bound", "plan",
+__all__ = ["SUBSAMPLED_GAUSSIAN", "subsampled_gaussian_pc", "SubsampledGaussianDecider", "subsample_size_lower_bound", "worst_case",
            "RELATION", "PUBLIC"]
 
 #: probability per test that the Poisson sub-sample is smaller than its public lower bound m_lo
@@ -111,13 +120,13 @@ def subsample_size_lower_bound(n: int, sampling_rate: float, beta: float = SIZE_
 class SubsampledGaussianDecider(Decider):
     """Per-test decider: noisy p-value on a fresh Poisson sub-sample, independent when above α."""
 
-    def __init__(self, query: KendallPValueQuery, *, sampling_rate: float, noise_sd: float, alpha: float,
+    def __init__(self, query: KendallPValueQuery, *, sampling_rate: float, noise_sd: float, threshold: float,
                  rng: np.random.Generator, ledger: PrivacyLedger, noise_multiplier: float, step_delta: float,
                  step_epsilon: float):
         self.query = query
         self.sampling_rate = sampling_rate
         self.noise_sd = noise_sd
-        self.alpha = alpha
+        self.threshold = threshold  # on the one-sided p-value
         self.rng = rng
         self.ledger = ledger
         self.noise_multiplier = noise_multiplier
@@ -136,15 +145,15 @@ class SubsampledGaussianDecider(Decider):
         self.subsample_sizes.append(len(rows))
         # with fewer than 3 rows there is no evidence against independence: p = ½ (data-independent)
         value = self.query.on_rows(rows)(x, y, S) if len(rows) >= 3 else 0.5
-        noisy = value + self.rng.normal(0.0, self.noise_sd)
+        noisy = value + gaussian_noise(self.noise_sd, rng=self.rng)
         self.ledger.charge("ci_test", kind="subsampled_gaussian", sampling_rate=self.sampling_rate,
                            noise_multiplier=self.noise_multiplier, delta=self.step_delta,
                            epsilon=self.step_epsilon)
-        return bool(noisy > self.alpha)
+        return bool(noisy > self.threshold)
 
 
-def plan(*, sigma: float, sampling_rate: float, delta: float, p: int, n: int,
-         max_order: int | None = None) -> PrivacyPlan:
+def worst_case(*, sigma: float, sampling_rate: float, delta: float, p: int, n: int,
+         max_order: int | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`subsampled_gaussian_pc` run.
 
     At most :func:`~dpcd.discovery.pc.worst_case_tests` sub-sampled Gaussian
@@ -152,13 +161,13 @@ def plan(*, sigma: float, sampling_rate: float, delta: float, p: int, n: int,
     sub-sample-size failure probability β of every possible test the total is
     (ε, δ).
 
-    >>> plan(sigma=50.0, sampling_rate=0.1, delta=1e-6, p=3, n=1000).relation.name
+    >>> worst_case(sigma=50.0, sampling_rate=0.1, delta=1e-6, p=3, n=1000).relation.name
     'replace'
     """
     sigma = check_positive(sigma, "sigma")
     delta = check_delta(delta)
     p, n = check_int(p, "p", minimum=2), check_int(n, "n", minimum=2)
-    order = reference_max_order(n, p) if max_order is None else check_int(max_order, "max_order", minimum=0)
+    order = max(p - 2, 0) if max_order is None else check_int(max_order, "max_order", minimum=0)
     rounds = worst_case_tests(p, order)
     _, failure = subsample_size_lower_bound(n, sampling_rate)
     accountant_delta = delta - rounds * failure
@@ -168,17 +177,16 @@ def plan(*, sigma: float, sampling_rate: float, delta: float, p: int, n: int,
     ledger.charge("ci_test", kind="subsampled_gaussian", sampling_rate=sampling_rate, noise_multiplier=sigma,
                   delta=accountant_delta / rounds, count=rounds)
     epsilon = privacy_totals(ledger, accountant_delta)["epsilon_tight"]
-    return PrivacyPlan("subsampled_gaussian_pc", RELATION, epsilon, delta, PUBLIC,
+    return WorstCase("subsampled_gaussian_pc", RELATION, epsilon, delta, PUBLIC,
                        "Poisson-sub-sampled Gaussian per test (Abadi et al. 2016; Mironov, Talwar & Zhang 2019), worst-case test count composed "
                        "by the PLD accountant (Doroshenko et al. 2022)", "tight", ledger,
                        {"sigma": sigma, "sampling_rate": sampling_rate, "rounds": rounds})
 
 
-def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, delta: float = 1e-3,
-                           alpha: float = 0.10, rng: RngLike, max_order: int | None = None,
+def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, delta: float = 1e-6,
+                           alpha: float = 0.20, rng: RngLike, max_order: int | None = None,
                            node_names: Sequence[str] | None = None,
-                           sensitivity: SensitivityMode = "proven",
-                           max_tests: int | None = None) -> PCResult:
+                           max_tests: int | None = None, unproven: Mapping[str, str] | None = None) -> PCResult:
     """PC with a Poisson-sub-sampled Gaussian mechanism on every CI test (see the module docstring).
 
     Parameters
@@ -189,13 +197,15 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
     sampling_rate : q ∈ (0, 1], the Poisson sampling probability of each row (fresh per test).
     delta : δ of the reported total (tight accountant's target δ; basic/advanced
         use δ_step = δ/T_max per charge).
-    alpha : threshold on the one-sided p-value (edge removed when the noisy p-value exceeds α).
+    alpha : two-sided significance level; the edge is removed when the noisy one-sided p-value exceeds α/2.
     rng : Generator or seed (sub-samples and noise).
-    max_order : largest conditioning set; None = the authors' min(⌊log₂ n⌋ − 5, p − 2).
+    max_order : largest conditioning set; None = no limit (the authors' cap is
+        :func:`~dpcd.discovery.kendall_family.reference_max_order`).
     max_tests : cap on the run's CI decisions (None = none): an order starts only if it cannot exceed it
         (:func:`dpcd.discovery.pc.pc_skeleton`); a function of earlier private decisions, so it costs no budget.
     node_names : variable names (default: DataFrame columns or X1..Xp).
-    sensitivity : "proven" or "reference" (see :mod:`dpcd.discovery.priv_pc`).
+    unproven : ``{"sensitivity": "reference"}``, the authors' unproven calibration (see
+        :func:`dpcd.discovery.priv_pc.priv_pc`); the ledger then marks the run not DP.
 
     Returns a :class:`PCResult` whose replace-one ``ledger`` holds one
     ``"subsampled_gaussian"`` charge per CI test; ``info`` holds σ, q, Δ, the
@@ -204,7 +214,7 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
 
     Privacy: (ε_tot, δ + n_tests·β)-DP under replace-one neighbours with n and
     domains public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_tight"]``
-    [ACGMMTZ16; MTZ19; DGKKM22]; :func:`plan` gives the worst case.
+    [ACGMMTZ16; MTZ19; DGKKM22]; :func:`worst_case` gives the worst case.
 
     Examples
     --------
@@ -221,6 +231,7 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     codes, names, max_order, query = kendall_run_setup(data, node_names, max_order, levels)
+    ledger, sensitivity = kendall_ledger(unproven, algorithm="subsampled_gaussian_pc")
     n, p = codes.shape
     generator = as_rng(rng)
     order_cap = min(max_order, max(p - 2, 0))
@@ -230,10 +241,9 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
                          f"bound is {subsample_min} rows")
     p_sensitivity = one_sided_kendall_pvalue_sensitivity(subsample_min, query.levels, order_cap, mode=sensitivity)
     step_delta = delta / worst_case_tests(p, order_cap)
-    step_epsilon = subsampled_gaussian_epsilon(sigma, sampling_rate, step_delta, neighbouring="replace")
-    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
+    step_epsilon = subsampled_gaussian_epsilon(sigma, sampling_rate, step_delta, relation="replace")
     decider = SubsampledGaussianDecider(query, sampling_rate=sampling_rate, noise_sd=sigma * p_sensitivity,
-                                        alpha=alpha, rng=generator, ledger=ledger, noise_multiplier=sigma,
+                                        threshold=alpha / 2.0, rng=generator, ledger=ledger, noise_multiplier=sigma,
                                         step_delta=step_delta, step_epsilon=step_epsilon)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     sizes = np.asarray(decider.subsample_sizes)
@@ -247,3 +257,10 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
         "n_full_tests": query.tester.n_computed, "n_subsample_tests": query.n_subsample_tests,
     }
     return replace(result, info=info)
+
+
+SUBSAMPLED_GAUSSIAN = PrivateAlgorithm(
+    name="subsampled_gaussian", label="Sub-sampled Gaussian PC", data="categorical", relation=RELATION,
+    public=PUBLIC, budget="noise", budget_arg="sigma", run=subsampled_gaussian_pc, privacy_map=worst_case,
+    delta_arg="delta", theorem="Wang, Pang & Song 2020, Sec. 4.2 (baseline)", extra={"sampling_rate": 0.1})
+"""The sub-sampled Gaussian baseline as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""

@@ -14,23 +14,33 @@ replace-one neighbours (n and domains public; the sensitivity is the
 replace-one p-value sensitivity of ``priv_pc``). The ledger charges ε per hit
 and ε for a last run that answered queries without a hit; every hit removes an
 edge, so a run charges at most p(p − 1)/2 + 1 runs whatever the data
-(:func:`plan`, composed by the tight accountant).
+(:func:`worst_case`, composed by the tight accountant).
 
 References
 ----------
 .. [WPS20] L. Wang, Q. Pang, D. Song. Towards practical differentially private
    causal graph discovery. NeurIPS 2020.
 .. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential Privacy. 2014, Alg. 1.
+
+Examples
+--------
+>>> SVT_PC.name, SVT_PC.relation.name, SVT_PC.budget_arg, SVT_PC.differentially_private
+('svt_pc', 'replace', 'epsilon_per_edge', True)
+
+On p = 4 variables at most 6 hits and one open run: below the basic total 7ε = 0.7.
+
+>>> SVT_PC.privacy_map(epsilon_per_edge=0.1, delta=1e-6, p=4).epsilon < 0.7
+True
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..privacy.ledger import PrivacyLedger
 from ..privacy.mechanisms import SparseVector
-from ..privacy.relation import PrivacyPlan
+from ..privacy.relation import WorstCase
 from ..privacy.sensitivity import one_sided_kendall_pvalue_sensitivity
 from ..validation import (
     RngLike,
@@ -40,16 +50,17 @@ from ..validation import (
     check_int,
     check_probability,
 )
-from .pc import Decider, PCResult, run_pc
-from .priv_pc import (
+from .algorithm import PrivateAlgorithm
+from .kendall_family import (
     PUBLIC,
     RELATION,
-    SensitivityMode,
+    kendall_ledger,
     kendall_run_setup,
     privacy_totals,
 )
+from .pc import Decider, PCResult, run_pc
 
-__all__ = ["svt_pc", "SparseVectorDecider", "plan", "RELATION", "PUBLIC"]
+__all__ = ["SVT_PC", "svt_pc", "SparseVectorDecider", "worst_case", "RELATION", "PUBLIC"]
 
 
 class SparseVectorDecider(Decider):
@@ -91,14 +102,14 @@ class SparseVectorDecider(Decider):
             self._open = 0
 
 
-def plan(*, epsilon_per_edge: float, delta: float, p: int) -> PrivacyPlan:
+def worst_case(*, epsilon_per_edge: float, delta: float, p: int) -> WorstCase:
     """The data-independent guarantee of any :func:`svt_pc` run on ``p`` variables.
 
     At most p(p − 1)/2 AboveThreshold runs end in a hit (each removes an edge)
     plus one open run, each ε-DP [DR14, Thm 3.23]; composed by the tight
     accountant at δ.
 
-    >>> plan(epsilon_per_edge=0.1, delta=1e-6, p=3).charges.n_charges
+    >>> worst_case(epsilon_per_edge=0.1, delta=1e-6, p=3).charges.n_charges
     4
     """
     epsilon_per_edge = check_epsilon(epsilon_per_edge, "epsilon_per_edge")
@@ -108,22 +119,21 @@ def plan(*, epsilon_per_edge: float, delta: float, p: int) -> PrivacyPlan:
     ledger = PrivacyLedger("replace", public=PUBLIC)
     ledger.charge("above_threshold", epsilon=epsilon_per_edge, count=rounds, kind="pure")
     totals = privacy_totals(ledger, delta)
-    return PrivacyPlan("svt_pc", RELATION, totals["epsilon_tight"], delta, PUBLIC,
+    return WorstCase("svt_pc", RELATION, totals["epsilon_tight"], delta, PUBLIC,
                        "AboveThreshold per removed edge (Dwork & Roth 2014, Thm 3.23), at most p(p-1)/2 + 1 runs, PLD accountant",
                        "tight", ledger, {"epsilon_per_edge": epsilon_per_edge, "rounds": rounds})
 
 
-def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-3, alpha: float = 0.10, rng: RngLike,
+def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-6, alpha: float = 0.20, rng: RngLike,
            max_order: int | None = None, node_names: Sequence[str] | None = None,
-           sensitivity: SensitivityMode = "proven",
-           max_tests: int | None = None) -> PCResult:
+           max_tests: int | None = None, unproven: Mapping[str, str] | None = None) -> PCResult:
     """SVT-PC: PC with one AboveThreshold run per removed edge, ε each.
 
     Parameters as in :func:`dpcd.discovery.priv_pc.priv_pc` (``max_tests`` included), except
     ``epsilon_per_edge``: the privacy parameter of one AboveThreshold run,
     charged once per removed edge and once for the last open run. Returns a
     :class:`PCResult` with a replace-one ledger (totals:
-    ``privacy_totals(result.ledger, delta)``; worst case: :func:`plan`).
+    ``privacy_totals(result.ledger, delta)``; worst case: :func:`worst_case`).
 
     Examples
     --------
@@ -137,10 +147,10 @@ def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-3, alpha:
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     codes, names, max_order, query = kendall_run_setup(data, node_names, max_order, levels)
+    ledger, sensitivity = kendall_ledger(unproven, algorithm="svt_pc")
     n, p = codes.shape
     sens = one_sided_kendall_pvalue_sensitivity(n, query.levels, min(max_order, p - 2), mode=sensitivity)
-    ledger = PrivacyLedger(neighbouring="replace", public=PUBLIC)
-    decider = SparseVectorDecider(query, threshold=alpha, epsilon=epsilon, sensitivity=sens, rng=rng, ledger=ledger)
+    decider = SparseVectorDecider(query, threshold=alpha / 2.0, epsilon=epsilon, sensitivity=sens, rng=rng, ledger=ledger)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     decider.finish()
     info = {
@@ -149,3 +159,10 @@ def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-3, alpha:
         "n_queries": decider.n_queries, "n_hits": decider.n_hits, "n_full_tests": query.tester.n_computed,
     }
     return replace(result, info=info)
+
+
+SVT_PC = PrivateAlgorithm(
+    name="svt_pc", label="SVT-PC", data="categorical", relation=RELATION, public=PUBLIC, budget="per_edge",
+    budget_arg="epsilon_per_edge", run=svt_pc, privacy_map=worst_case, delta_arg="delta",
+    theorem="Wang, Pang & Song 2020, Sec. 4.2; Dwork & Roth 2014, Thm. 3.23")
+"""SVT-PC as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""

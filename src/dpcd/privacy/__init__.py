@@ -1,16 +1,16 @@
-"""Privacy: mechanisms, sensitivities, the sieve, the ledger, neighbouring relations and plans.
+"""Privacy: mechanisms, sensitivities, the sieve, the ledger, neighbouring relations, worst cases and calibration.
 
 ``mechanisms``: Laplace, Gaussian, exponential, sparse vector, amplification, advanced composition
 ``sensitivity``: one function per statistic and meaning (Kendall, Spearman, their p-values), each with its relation
 ``sieve``: Priv-PC's sieve-and-examine; ``ledger``: :class:`PrivacyLedger`, totals by basic, advanced, tight (PLD)
-``relation``: add/remove vs replace-one, their conversion, :class:`~dpcd.privacy.relation.PrivacyPlan`.
-``gdp``: Gaussian differential privacy (μ-GDP): composition and conversion to (ε, δ).
+``relation``: add/remove vs replace-one, their conversion, :class:`~dpcd.privacy.relation.WorstCase`.
+``gdp``: Gaussian differential privacy (μ-GDP): composition and conversion to (ε, δ); ``zcdp``: zero-concentrated DP.
+``calibration``: the one search from a privacy map and a target ε to an algorithm's parameter.
 """
 
 from .ledger import (
     KINDS,
     METHODS,
-    NEIGHBOURING_RELATIONS,
     Charge,
     PrivacyLedger,
     PrivacyTotal,
@@ -26,19 +26,22 @@ from .mechanisms import (
     exponential_mechanism,
     exponential_mechanism_probabilities,
     gaussian_mechanism,
+    gaussian_noise,
     gaussian_sigma,
     gdp_gaussian_mechanism,
     laplace_mechanism,
+    laplace_noise,
     laplace_scale,
     report_noisy_max,
     subsampled_epsilon,
 )
+from .relation import RELATION_NAMES
 
 __all__ = [
     "Charge",
     "KINDS",
     "METHODS",
-    "NEIGHBOURING_RELATIONS",
+    "RELATION_NAMES",
     "PrivacyLedger",
     "PrivacyTotal",
     "SparseVector",
@@ -54,6 +57,8 @@ __all__ = [
     "gaussian_sigma",
     "gdp_gaussian_mechanism",
     "laplace_mechanism",
+    "laplace_noise",
+    "gaussian_noise",
     "laplace_scale",
     "report_noisy_max",
     "subsampled_epsilon",

@@ -80,6 +80,12 @@ def gdp_mu(epsilon: float, delta: float) -> float:
 
     δ(ε) increases with μ, so the root is unique; the returned μ satisfies
     ``gdp_delta(epsilon, mu) <= delta`` (it is nudged down past rounding).
+
+    >>> mu = gdp_mu(1.0, 1e-6)
+    >>> round(mu, 4), gdp_delta(1.0, mu) <= 1e-6
+    (0.2367, True)
+    >>> round(gdp_mu(0.5, 1e-6), 4), round(gdp_mu(2.0, 1e-6), 4)   # a larger budget allows a larger μ
+    (0.1241, 0.4483)
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)

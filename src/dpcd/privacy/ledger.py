@@ -63,7 +63,7 @@ import functools
 import math
 import numbers
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal, Optional
 
 import numpy as np
@@ -76,6 +76,7 @@ from .mechanisms import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
 )
+from .relation import RELATION_NAMES, RelationName
 from .zcdp import zcdp_epsilon
 
 __all__ = [
@@ -83,18 +84,15 @@ __all__ = [
     "PrivacyTotal",
     "PrivacyLedger",
     "KINDS",
-    "NEIGHBOURING_RELATIONS",
     "METHODS",
     "subsampled_gaussian_epsilon",
 ]
 
 Kind = Literal["laplace", "gaussian", "exponential", "bounded_range", "pure", "approx", "subsampled_gaussian"]
-Neighbouring = Literal["add/remove", "replace"]
 Method = Literal["basic", "advanced", "tight"]
 
 KINDS: tuple[str, ...] = ("laplace", "gaussian", "exponential", "bounded_range", "pure", "approx",
                           "subsampled_gaussian")
-NEIGHBOURING_RELATIONS: tuple[str, ...] = ("add/remove", "replace")
 METHODS: tuple[str, ...] = ("basic", "advanced", "tight")
 
 _PURE_KINDS = ("laplace", "exponential", "bounded_range", "pure")
@@ -107,21 +105,21 @@ rounds), and at the grid of 1e-4 it rounds steps of ε ≈ 1e-5 up tenfold, so t
 calibrated per-test ε of Priv-PC on 20 columns at total ε = 1: 1.5e-5 by the PLD, 1.2e-3 by zCDP)."""
 
 
-def _dp_relation(neighbouring: str):
+def _dp_relation(relation: RelationName):
     from dp_accounting import privacy_accountant
 
     rel = privacy_accountant.NeighboringRelation
-    return rel.ADD_OR_REMOVE_ONE if neighbouring == "add/remove" else rel.REPLACE_ONE
+    return rel.ADD_OR_REMOVE_ONE if relation == "add/remove" else rel.REPLACE_ONE
 
 
-def _subsampled_gaussian_pld(noise_multiplier: float, sampling_rate: float, neighbouring: str, interval: float):
+def _subsampled_gaussian_pld(noise_multiplier: float, sampling_rate: float, relation: RelationName, interval: float):
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
     return pld_lib.from_gaussian_mechanism(
         standard_deviation=noise_multiplier,
         sampling_prob=sampling_rate,
         value_discretization_interval=interval,
-        neighboring_relation=_dp_relation(neighbouring),
+        neighboring_relation=_dp_relation(relation),
     )
 
 
@@ -150,20 +148,20 @@ def _gaussian_epsilon(noise_multiplier: float, shift: float, delta: float) -> fl
 
 @functools.lru_cache(maxsize=256)
 def _subsampled_gaussian_epsilon(noise_multiplier: float, sampling_rate: float, delta: float,
-                                 neighbouring: str) -> float:
-    shift = 1.0 if neighbouring == "add/remove" else 2.0
+                                 relation: RelationName) -> float:
+    shift = 1.0 if relation == "add/remove" else 2.0
     unsampled = _gaussian_epsilon(noise_multiplier, shift, delta)
     if sampling_rate >= 1.0 or unsampled > _HUGE_STEP:
         # q = 1: exact. Otherwise a valid bound: by joint convexity of the hockey-stick divergence the
         # sub-sampled pair's δ(ε) is at most q times the unsampled pair's.
         return unsampled
     interval = max(_STEP_INTERVAL, 1e-3 * unsampled)
-    pld = _subsampled_gaussian_pld(noise_multiplier, sampling_rate, neighbouring, interval)
+    pld = _subsampled_gaussian_pld(noise_multiplier, sampling_rate, relation, interval)
     return float(min(pld.get_epsilon_for_delta(delta), unsampled))
 
 
 def subsampled_gaussian_epsilon(
-    noise_multiplier: float, sampling_rate: float, delta: float, *, neighbouring: Neighbouring = "add/remove"
+    noise_multiplier: float, sampling_rate: float, delta: float, *, relation: RelationName = "add/remove"
 ) -> float:
     """ε at ``delta`` of **one** step of the Poisson-sub-sampled Gaussian mechanism.
 
@@ -182,9 +180,9 @@ def subsampled_gaussian_epsilon(
     if sampling_rate > 1.0:
         raise ValueError(f"sampling_rate must lie in (0, 1], got {sampling_rate}")
     delta = check_delta(delta)
-    if neighbouring not in NEIGHBOURING_RELATIONS:
-        raise ValueError(f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, got {neighbouring!r}")
-    return _subsampled_gaussian_epsilon(float(noise_multiplier), float(sampling_rate), float(delta), neighbouring)
+    if relation not in RELATION_NAMES:
+        raise ValueError(f"relation must be one of {RELATION_NAMES}, got {relation!r}")
+    return _subsampled_gaussian_epsilon(float(noise_multiplier), float(sampling_rate), float(delta), relation)
 
 
 @dataclass(frozen=True)
@@ -235,7 +233,9 @@ class PrivacyTotal:
     ``method`` is the method asked for; ``bound`` is the bound whose value was
     returned (e.g. ``method="advanced", bound="basic"`` when basic composition
     was smaller). ``target_delta`` is the δ at which the tight accountant was
-    evaluated (None for the other methods).
+    evaluated (None for the other methods). ``not_dp`` is empty for a run of
+    proven mechanisms; otherwise it says why the total is **not** a guarantee
+    (the run used a published-but-unproven variant, :meth:`PrivacyLedger.mark_not_dp`).
     """
 
     epsilon: float
@@ -243,6 +243,12 @@ class PrivacyTotal:
     method: str
     bound: str
     target_delta: Optional[float] = None
+    not_dp: str = ""
+
+    @property
+    def differentially_private(self) -> bool:
+        """Whether this total is a differential-privacy guarantee (no unproven variant was used)."""
+        return not self.not_dp
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -271,17 +277,18 @@ class PrivacyLedger:
     2.0
     """
 
-    def __init__(self, neighbouring: Neighbouring = "add/remove", public: tuple[str, ...] = ()) -> None:
-        if neighbouring not in NEIGHBOURING_RELATIONS:
-            raise ValueError(f"neighbouring must be one of {NEIGHBOURING_RELATIONS}, got {neighbouring!r}")
+    def __init__(self, relation: RelationName = "add/remove", public: tuple[str, ...] = ()) -> None:
+        if relation not in RELATION_NAMES:
+            raise ValueError(f"relation must be one of {RELATION_NAMES}, got {relation!r}")
         if isinstance(public, str):
             raise TypeError("public must be a tuple of strings, e.g. ('n',), not a single string")
         public = tuple(public)
         for item in public:
             _name(item, "each entry of public")
-        self._neighbouring = neighbouring
+        self._relation = relation
         self._public = tuple(dict.fromkeys(public))
         self._entries: list[Charge] = []
+        self._not_dp: list[str] = []
 
     # ------------------------------------------------------------------ recording
 
@@ -412,7 +419,7 @@ class PrivacyLedger:
         if noise_multiplier is None:
             raise ValueError("noise_multiplier (or sensitivity and scale) is required for kind='subsampled_gaussian'")
         noise_multiplier = check_positive(noise_multiplier, "noise_multiplier")
-        step = subsampled_gaussian_epsilon(noise_multiplier, sampling_rate, delta, neighbouring=self._neighbouring)
+        step = subsampled_gaussian_epsilon(noise_multiplier, sampling_rate, delta, relation=self._relation)
         if epsilon is None:
             if step <= 0.0:
                 raise ValueError(
@@ -435,6 +442,22 @@ class PrivacyLedger:
         self._entries.append(entry)
         return entry
 
+    def mark_not_dp(self, reason: str) -> None:
+        """Record that this run is **not** differentially private, and why (e.g. an unproven sensitivity).
+
+        Every total and the summary then carry the reason: the charges still
+        add up, but they are not a guarantee.
+
+        >>> ledger = PrivacyLedger()
+        >>> _ = ledger.charge("ci_test", epsilon=0.5)
+        >>> ledger.mark_not_dp("sensitivity 6/sqrt(n) is not proven for conditional tests")
+        >>> ledger.total("basic").differentially_private, ledger.differentially_private
+        (False, False)
+        """
+        reason = _name(reason, "reason")
+        if reason not in self._not_dp:
+            self._not_dp.append(reason)
+
     def extend(self, other: "PrivacyLedger") -> None:
         """Append every charge of ``other`` (a sub-ledger of the same run).
 
@@ -444,9 +467,9 @@ class PrivacyLedger:
         """
         if not isinstance(other, PrivacyLedger):
             raise TypeError(f"other must be a PrivacyLedger, got {type(other).__name__}")
-        if other.neighbouring != self._neighbouring:
+        if other.relation != self._relation:
             raise ValueError(
-                f"cannot merge a {other.neighbouring!r} ledger into a {self._neighbouring!r} ledger: "
+                f"cannot merge a {other.relation!r} ledger into a {self._relation!r} ledger: "
                 "the charges are stated under different neighbouring relations"
             )
         if other is self:
@@ -454,16 +477,27 @@ class PrivacyLedger:
             return
         self._public = tuple(dict.fromkeys(self._public + other.public))
         self._entries.extend(other.entries)
+        for reason in other.not_dp:
+            self.mark_not_dp(reason)
 
     # ------------------------------------------------------------------ views
 
     @property
-    def neighbouring(self) -> str:
-        return self._neighbouring
+    def relation(self) -> str:
+        return self._relation
 
     @property
     def public(self) -> tuple[str, ...]:
         return self._public
+
+    @property
+    def not_dp(self) -> tuple[str, ...]:
+        """Why this run is not differentially private (empty when every charge is proven)."""
+        return tuple(self._not_dp)
+
+    @property
+    def differentially_private(self) -> bool:
+        return not self._not_dp
 
     @property
     def entries(self) -> tuple[Charge, ...]:
@@ -491,7 +525,7 @@ class PrivacyLedger:
 
     def __repr__(self) -> str:
         return (
-            f"PrivacyLedger(neighbouring={self._neighbouring!r}, public={self._public!r}, "
+            f"PrivacyLedger(relation={self._relation!r}, public={self._public!r}, "
             f"entries={len(self._entries)}, n_charges={self.n_charges})"
         )
 
@@ -505,7 +539,8 @@ class PrivacyLedger:
         target_delta: Optional[float] = None,
         value_discretization_interval: float = 1e-4,
     ) -> PrivacyTotal:
-        """Total (ε, δ) of all charges by ``method`` (see the module docstring).
+        """Total (ε, δ) of all charges by ``method`` (see the module docstring); its ``not_dp`` says when it is
+        not a guarantee (:meth:`mark_not_dp`).
 
         Parameters
         ----------
@@ -549,25 +584,28 @@ class PrivacyLedger:
             value_discretization_interval, "value_discretization_interval"
         )
         if not self._entries:
-            return PrivacyTotal(0.0, 0.0, method, method, None)
+            return self._marked(PrivacyTotal(0.0, 0.0, method, method, None))
         eps = self.epsilons()
         dls = self.deltas()
         basic = PrivacyTotal(math.fsum(eps), min(math.fsum(dls), 1.0), method, "basic")
         if method == "basic":
-            return basic
+            return self._marked(basic)
         if method == "advanced":
             adv_eps, adv_delta = advanced_composition(eps, dls, delta_prime)
             if adv_eps < basic.epsilon:
-                return PrivacyTotal(adv_eps, min(adv_delta, 1.0), method, "advanced")
-            return basic
+                return self._marked(PrivacyTotal(adv_eps, min(adv_delta, 1.0), method, "advanced"))
+            return self._marked(basic)
         if target_delta is None:
             target_delta = math.fsum(dls) + delta_prime
             if target_delta >= 1.0:
-                return PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta)
+                return self._marked(PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta))
         tight_eps = self._tight_epsilon(target_delta, value_discretization_interval)
         if tight_eps < basic.epsilon:
-            return PrivacyTotal(tight_eps, target_delta, method, "tight", target_delta)
-        return PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta)
+            return self._marked(PrivacyTotal(tight_eps, target_delta, method, "tight", target_delta))
+        return self._marked(PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta))
+
+    def _marked(self, total: PrivacyTotal) -> PrivacyTotal:
+        return replace(total, not_dp="; ".join(self._not_dp)) if self._not_dp else total
 
     def _tight_epsilon(self, target_delta: float, interval: float) -> float:
         """ε at ``target_delta`` of the tightest composition the charges allow (an upper bound)."""
@@ -630,7 +668,7 @@ class PrivacyLedger:
                     parameter=a, value_discretization_interval=interval
                 ).self_compose(count)
             elif kind == "subsampled_gaussian":
-                pld = _subsampled_gaussian_pld(a, b, self._neighbouring, interval).self_compose(count)
+                pld = _subsampled_gaussian_pld(a, b, self._relation, interval).self_compose(count)
             elif kind == "gaussian":
                 # k Gaussians with noise multiplier m compose exactly to one with m/√k.
                 pld = pld_lib.from_gaussian_mechanism(
@@ -663,8 +701,10 @@ class PrivacyLedger:
             m: self.total(m, delta_prime=delta_prime, target_delta=target_delta).as_dict() for m in METHODS
         }
         return {
-            "neighbouring": self._neighbouring,
+            "relation": self._relation,
             "public": list(self._public),
+            "differentially_private": self.differentially_private,
+            "not_dp": list(self._not_dp),
             "n_charges": int(self.n_charges),
             "delta_prime": float(delta_prime),
             "mechanisms": [

@@ -8,6 +8,8 @@ derived (see ``dpcd.privacy.PrivacyLedger`` for recording it).
 
 Contents
 --------
+* Noise: ``laplace_noise``, ``gaussian_noise`` — the one place where dpcd
+  draws privacy noise; every mechanism and algorithm of the package calls them.
 * Laplace mechanism: ``laplace_scale``, ``laplace_mechanism``.
 * Gaussian mechanism: ``gaussian_sigma`` (classical), ``analytic_gaussian_sigma``
   and ``analytic_gaussian_delta`` (Balle & Wang 2018), ``gaussian_mechanism``;
@@ -17,6 +19,18 @@ Contents
 * Above threshold / sparse vector: ``SparseVector`` (+ ``SparseVectorExhausted``).
 * Amplification by sub-sampling: ``subsampled_epsilon``, ``epsilon_for_subsampled``.
 * Composition: ``advanced_composition``, ``advanced_composition_k``.
+
+Floating-point noise
+--------------------
+Noise is drawn in double precision from numpy's ``Generator``. Mironov (2012)
+showed that *publishing* a floating-point Laplace sample ``x + Lap(b)`` can
+reveal ``x`` through its low-order bits; the defence is snapping or exact
+samplers (as in OpenDP). dpcd never publishes a noisy number: every release is
+a graph, a function of comparisons of noisy values with thresholds or with each
+other (test decisions, arg-max draws), which the low-order bits change only
+with probability of the order of the double-precision spacing. A caller who
+publishes the output of :func:`laplace_mechanism` or :func:`gaussian_mechanism`
+itself should use an exact sampler instead.
 
 References
 ----------
@@ -56,6 +70,8 @@ from ..validation import (
 )
 
 __all__ = [
+    "laplace_noise",
+    "gaussian_noise",
     "laplace_scale",
     "laplace_mechanism",
     "gaussian_sigma",
@@ -75,6 +91,34 @@ __all__ = [
 ]
 
 ArrayLike = Union[float, np.ndarray, list, tuple]
+
+
+# --------------------------------------------------------------------------- noise
+
+
+def laplace_noise(scale: float, size: int | tuple[int, ...] | None = None, *, rng: np.random.Generator,
+                  dtype: type = np.float64) -> float | np.ndarray:
+    """``Lap(scale)`` noise: one draw (``size=None``) or an array; the package's only Laplace draws.
+
+    ``scale`` is b = Δ₁/ε of the mechanism the caller implements (its ledger
+    charge states the guarantee). ``dtype=np.float32`` halves the memory of a
+    large table's noise (drawn in double precision, then rounded).
+
+    >>> float(np.mean(np.abs(laplace_noise(2.0, 200_000, rng=np.random.default_rng(0))))).__round__(1)
+    2.0
+    """
+    draw = rng.laplace(0.0, scale, size=size)
+    return draw if size is None or dtype is np.float64 else draw.astype(dtype)
+
+
+def gaussian_noise(sd: float, size: int | tuple[int, ...] | None = None, *,
+                   rng: np.random.Generator) -> float | np.ndarray:
+    """``N(0, sd²)`` noise: one draw (``size=None``) or an array; the package's only Gaussian privacy draws.
+
+    >>> round(float(np.std(gaussian_noise(3.0, 200_000, rng=np.random.default_rng(0)))), 1)
+    3.0
+    """
+    return rng.normal(0.0, sd, size=size)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -125,6 +169,9 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
 
     Privacy: adding ``Lap(b)`` noise i.i.d. to every coordinate of a query with
     L1-sensitivity ``Δ₁`` is ε-differentially private [DR14, Thm 3.6].
+
+    >>> laplace_scale(2.0, 0.5)   # Δ₁/ε = 2/0.5
+    4.0
     """
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
@@ -142,11 +189,17 @@ def laplace_mechanism(
 
     Returns a float for a scalar ``value`` and a float array of the same shape
     otherwise.
+
+    >>> round(laplace_mechanism(10.0, sensitivity=1.0, epsilon=1.0, rng=0), 4)
+    10.3201
+    >>> noisy = laplace_mechanism(np.zeros(100_000), sensitivity=1.0, epsilon=0.5, rng=np.random.default_rng(0))
+    >>> noisy.shape, round(float(np.mean(np.abs(noisy))), 1)   # E|Lap(b)| = b = Δ₁/ε = 2
+    ((100000,), 2.0)
     """
     scale = laplace_scale(sensitivity, epsilon)
     generator = as_rng(rng)
     array, scalar = _as_finite_values(value)
-    noisy = array + generator.laplace(0.0, scale, size=array.shape)
+    noisy = array + laplace_noise(scale, array.shape, rng=generator)
     return float(noisy) if scalar else noisy
 
 
@@ -160,6 +213,13 @@ def gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
     [DR14, Thm 3.22 / Thm A.1]. The proof does not cover ε ≥ 1; use
     :func:`analytic_gaussian_sigma`, which is valid for every ε > 0 and always
     smaller.
+
+    >>> round(gaussian_sigma(1.0, 0.5, 1e-5), 4)   # √(2 ln(1.25e5)) / 0.5
+    9.6896
+    >>> gaussian_sigma(1.0, 2.0, 1e-5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be < 1 for the classical Gaussian calibration ...; use analytic_gaussian_sigma, ...
     """
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
@@ -217,6 +277,11 @@ def analytic_gaussian_delta(sigma: float, *, sensitivity: float, epsilon: float)
 
     δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) [BW18, Thm 8]: the mechanism is
     (ε, δ')-DP exactly for δ' ≥ this value (and the bound is tight).
+
+    The classical σ at ε = 0.5, δ = 1e-5 is in fact (0.5, 1.6e-8)-DP:
+
+    >>> f"{analytic_gaussian_delta(gaussian_sigma(1.0, 0.5, 1e-5), sensitivity=1.0, epsilon=0.5):.2e}"
+    '1.61e-08'
     """
     sigma = check_positive(sigma, "sigma")
     sensitivity = check_positive(sensitivity, "sensitivity")
@@ -240,6 +305,14 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
     Privacy: (ε, δ)-DP for every ε > 0, δ ∈ (0, 1), for a query with
     L2-sensitivity ``Δ₂``; never larger than :func:`gaussian_sigma` where the
     classical calibration applies.
+
+    >>> sigma = analytic_gaussian_sigma(1.0, 0.5, 1e-5)
+    >>> round(sigma, 4), sigma < gaussian_sigma(1.0, 0.5, 1e-5)
+    (7.0318, True)
+    >>> analytic_gaussian_delta(sigma, sensitivity=1.0, epsilon=0.5) <= 1e-5   # the target δ is met exactly
+    True
+    >>> round(analytic_gaussian_sigma(1.0, 2.0, 1e-5), 4)   # also valid for ε ≥ 1
+    1.9938
     """
     sensitivity = check_positive(sensitivity, "sensitivity")
     epsilon = check_epsilon(epsilon)
@@ -281,13 +354,17 @@ def gaussian_mechanism(
 
     Privacy: (ε, δ)-DP when ``sensitivity`` bounds the L2 norm of the change of
     the whole ``value`` between neighbouring data sets.
+
+    >>> noisy = gaussian_mechanism(np.zeros(100_000), sensitivity=1.0, epsilon=0.5, delta=1e-5, rng=0)
+    >>> round(float(noisy.std()), 1), round(analytic_gaussian_sigma(1.0, 0.5, 1e-5), 1)
+    (7.0, 7.0)
     """
     if not isinstance(analytic, (bool, np.bool_)):
         raise TypeError(f"analytic must be True or False, got {type(analytic).__name__}")
     sigma = (analytic_gaussian_sigma if analytic else gaussian_sigma)(sensitivity, epsilon, delta)
     generator = as_rng(rng)
     array, scalar = _as_finite_values(value)
-    noisy = array + generator.normal(0.0, sigma, size=array.shape)
+    noisy = array + gaussian_noise(sigma, array.shape, rng=generator)
     return float(noisy) if scalar else noisy
 
 
@@ -309,7 +386,7 @@ def gdp_gaussian_mechanism(value: ArrayLike, *, sensitivity: float, mu: float, r
     mu = check_positive(mu, "mu")
     generator = as_rng(rng)
     array, scalar = _as_finite_values(value)
-    noisy = array + generator.normal(0.0, sensitivity / mu, size=array.shape)
+    noisy = array + gaussian_noise(sensitivity / mu, array.shape, rng=generator)
     return float(noisy) if scalar else noisy
 
 
@@ -333,6 +410,14 @@ def exponential_mechanism_probabilities(
     Privacy: sampling from these probabilities is ε-DP when ``sensitivity``
     bounds the change of every score between neighbouring data sets (infinite
     scores must then be data-independent, e.g. hard constraints).
+
+    >>> exponential_mechanism_probabilities([0.0, 1.0, 2.0], epsilon=2.0, sensitivity=1.0).round(4).tolist()
+    [0.09, 0.2447, 0.6652]
+    >>> monotone = exponential_mechanism_probabilities([0.0, 1.0, 2.0], epsilon=2.0, sensitivity=1.0, monotone=True)
+    >>> monotone.round(4).tolist()   # exp(ε·q/Δ): sharper than exp(ε·q/(2Δ))
+    [0.0159, 0.1173, 0.8668]
+    >>> exponential_mechanism_probabilities([0.0, np.inf, 2.0, np.inf], epsilon=2.0, sensitivity=1.0).tolist()
+    [0.0, 0.5, 0.0, 0.5]
     """
     epsilon = check_epsilon(epsilon)
     sensitivity = check_positive(sensitivity, "sensitivity")
@@ -367,6 +452,13 @@ def exponential_mechanism(
 
     The draw is by inversion of the cumulative probabilities with one uniform
     variate, so candidates of probability 0 are never returned.
+
+    >>> exponential_mechanism([0.0, 100.0, 0.0], epsilon=1.0, sensitivity=1.0, rng=0)
+    1
+    >>> rng = np.random.default_rng(0)
+    >>> draws = [exponential_mechanism([0.0, 0.0, -np.inf], epsilon=1.0, sensitivity=1.0, rng=rng) for _ in range(1000)]
+    >>> np.bincount(draws, minlength=3).tolist()   # the -inf candidate is never drawn
+    [473, 527, 0]
     """
     probabilities = exponential_mechanism_probabilities(
         scores, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone
@@ -397,6 +489,9 @@ def report_noisy_max(
     [DR14, Claim 3.9]. For general scores the standard argument of Claim 3.9
     needs the winning candidate's noise to absorb a relative shift of 2Δ,
     hence the factor 2.
+
+    >>> report_noisy_max([1.0, 50.0, 3.0], epsilon=1.0, sensitivity=1.0, rng=0)   # a clear winner
+    1
     """
     epsilon = check_epsilon(epsilon)
     sensitivity = check_positive(sensitivity, "sensitivity")
@@ -407,14 +502,26 @@ def report_noisy_max(
         raise ValueError("scores must be finite for report_noisy_max")
     scale = (1.0 if monotone else 2.0) * sensitivity / epsilon
     generator = as_rng(rng)
-    return int(np.argmax(q + generator.laplace(0.0, scale, size=q.shape)))
+    return int(np.argmax(q + laplace_noise(scale, q.shape, rng=generator)))
 
 
 # --------------------------------------------------------------------------- sparse vector
 
 
 class SparseVectorExhausted(RuntimeError):
-    """Raised when a :class:`SparseVector` is queried after its last allowed hit."""
+    """Raised when a :class:`SparseVector` is queried after its last allowed hit.
+
+    >>> sv = SparseVector(0.0, epsilon=1.0, sensitivity=1.0, rng=0)
+    >>> sv.query(1e6)
+    True
+    >>> try:
+    ...     sv.query(0.0)
+    ... except SparseVectorExhausted:
+    ...     print("budget spent")
+    budget spent
+    >>> issubclass(SparseVectorExhausted, RuntimeError)
+    True
+    """
 
 
 class SparseVector:
@@ -447,6 +554,20 @@ class SparseVector:
 
     The noisy threshold is internal state and is never returned: releasing it
     would void the guarantee.
+
+    Examples
+    --------
+    With c = 2 hits and ε = 1: threshold noise Lap(2cΔ/ε) = Lap(4), query noise Lap(4cΔ/ε) = Lap(8).
+
+    >>> sv = SparseVector(10.0, epsilon=1.0, sensitivity=1.0, rng=0, max_hits=2)
+    >>> sv.threshold_scale, sv.query_scale
+    (4.0, 8.0)
+    >>> [sv.query(v) for v in (0.0, 100.0, -50.0, 100.0)], sv.hits, sv.n_queries, sv.exhausted
+    ([False, True, False, True], 2, 4, True)
+    >>> sv.query(0.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpcd.privacy.mechanisms.SparseVectorExhausted: the sparse vector has answered its max_hits=2 ... queries; ...
     """
 
     def __init__(
@@ -485,7 +606,7 @@ class SparseVector:
 
     def _draw_threshold(self) -> float:
         """T + Lap(threshold_scale): the only place the threshold noise is drawn."""
-        return self._threshold + float(self._rng.laplace(0.0, self._threshold_scale))
+        return self._threshold + float(laplace_noise(self._threshold_scale, rng=self._rng))
 
     def query(self, value: float) -> bool:
         """Answer one query: True if ``value`` + fresh Laplace noise reaches the noisy threshold.
@@ -499,7 +620,7 @@ class SparseVector:
             )
         value = _real_number(value, "value")
         self._n_queries += 1
-        noisy = value + float(self._rng.laplace(0.0, self._query_scale))
+        noisy = value + float(laplace_noise(self._query_scale, rng=self._rng))
         if noisy >= self._noisy_threshold:
             self._hits += 1
             if self._hits < self._max_hits:
@@ -577,6 +698,11 @@ def subsampled_epsilon(epsilon: float, q: float) -> float:
     under replace-one [BBG18, Thm 9]; the δ of an (ε, δ) mechanism becomes q·δ.
     Priv-PC's sieve uses the latter (q = m/n). Computed as log1p(q·expm1(ε)),
     switching to ε + ln(q + (1 − q)e^{−ε}) for large ε to avoid overflow.
+
+    >>> round(subsampled_epsilon(1.0, 0.1), 4)   # ln(1 + 0.1(e − 1)): a 10 % sub-sample amplifies ε = 1
+    0.1586
+    >>> subsampled_epsilon(1.0, 1.0)   # no sub-sampling, no amplification
+    1.0
     """
     epsilon = check_epsilon(epsilon)
     q = check_probability(q, "q", open_high=False)
@@ -591,6 +717,11 @@ def epsilon_for_subsampled(target_epsilon: float, q: float) -> float:
 
     ε = ln(1 + (e^{ε'} − 1)/q) [BBG18, Thm 9; LQS12, Thm 1], e.g. Priv-PC's
     ε' = ln((n/m)(e^{ε/2} − 1) + 1) (Wang et al. 2020, proof of Thm 1).
+
+    >>> round(epsilon_for_subsampled(0.1586, 0.1), 3)
+    1.0
+    >>> [round(epsilon_for_subsampled(subsampled_epsilon(e, 0.1), 0.1), 10) for e in (0.5, 1.0, 5.0)]
+    [0.5, 1.0, 5.0]
     """
     target_epsilon = check_epsilon(target_epsilon, "target_epsilon")
     q = check_probability(q, "q", open_high=False)
@@ -615,6 +746,20 @@ def advanced_composition(
     It can exceed basic composition (Σε_i) for few or large ε_i; the ledger
     reports the minimum of the two. ``deltas`` may be a scalar (same δ for all).
     An empty ``epsilons`` returns (0, δ').
+
+    A thousand ε = 0.01 steps: far below the basic Σε_i = 10.
+
+    >>> eps, delta = advanced_composition([0.01] * 1000, 0.0, 1e-6)
+    >>> round(eps, 4), delta
+    (1.7628, 1e-06)
+
+    For few steps it can exceed Σε_i = 0.3 (the ledger then reports the basic total):
+
+    >>> eps, delta = advanced_composition([0.1, 0.2], [1e-7, 2e-7], 1e-6)
+    >>> round(eps, 4), round(delta, 12)
+    (1.2302, 1.3e-06)
+    >>> advanced_composition([], 0.0, 1e-6)
+    (0.0, 1e-06)
     """
     delta_prime = check_delta(delta_prime, "delta_prime")
     try:
@@ -646,6 +791,12 @@ def advanced_composition_k(
     """k-fold advanced composition of one (ε, δ)-DP mechanism [DR14, Thm 3.20]:
 
     ε' = √(2k ln(1/δ'))·ε + k·ε(e^ε − 1),   δ_total = k·δ + δ'.
+
+    >>> eps, delta = advanced_composition_k(0.1, 1e-7, 100, 1e-6)
+    >>> round(eps, 4), round(delta, 12)
+    (6.3082, 1.1e-05)
+    >>> round(eps, 10) == round(advanced_composition([0.1] * 100, 1e-7, 1e-6)[0], 10)   # the homogeneous case
+    True
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)

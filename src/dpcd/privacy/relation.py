@@ -1,4 +1,4 @@
-"""Neighbouring relations, conversions between them, and data-independent privacy plans.
+"""Neighbouring relations, conversions between them, and data-independent worst cases.
 
 A differential-privacy guarantee means nothing until it says which pairs of
 data sets must be indistinguishable (OpenDP calls this the input metric). Two
@@ -12,7 +12,7 @@ relations occur in this package:
                   it may be published and used to calibrate noise.
 
 Every algorithm of :mod:`dpcd.discovery` proves its guarantee under one of
-them (its ``RELATION``), and exports a :class:`PrivacyPlan` — the worst-case
+them (its ``RELATION``), and exports a :class:`WorstCase` — the worst-case
 charges of any run for given public quantities (schema, n where the relation
 makes it public, parameters), built without reading the data. ``discover``
 calibrates on the plan, and ``privacy.json`` reports the plan's guarantee,
@@ -54,10 +54,12 @@ __all__ = [
     "ADD_REMOVE",
     "REPLACE_ONE",
     "RELATIONS",
+    "RELATION_NAMES",
+    "RelationName",
     "relation",
     "convert",
     "needed",
-    "PrivacyPlan",
+    "WorstCase",
 ]
 
 RelationName = Literal["add/remove", "replace"]
@@ -90,6 +92,9 @@ REPLACE_ONE = Relation(
     "every released result by at most a factor e^epsilon (plus delta); the number of records n is public",
 )
 RELATIONS: dict[str, Relation] = {r.name: r for r in (ADD_REMOVE, REPLACE_ONE)}
+"""The package's one table of neighbouring relations, by name."""
+RELATION_NAMES: tuple[str, ...] = tuple(RELATIONS)
+"""Their names, ``("add/remove", "replace")``: what every ``relation=`` keyword accepts."""
 
 
 def relation(value: str | Relation) -> Relation:
@@ -144,7 +149,7 @@ def needed(epsilon: float, delta: float, *, source: str | Relation, target: str 
 
 
 @dataclass(frozen=True)
-class PrivacyPlan:
+class WorstCase:
     """The data-independent privacy of a run: what any run with these public inputs can spend.
 
     Attributes

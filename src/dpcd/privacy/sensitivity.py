@@ -51,6 +51,7 @@ import math
 from scipy import special
 
 from ..validation import check_int, check_positive
+from .relation import RELATION_NAMES, RelationName
 
 __all__ = [
     "kendall_tau_sensitivity",
@@ -67,7 +68,6 @@ __all__ = [
     "KENDALL_W_STEP",
 ]
 
-_RELATIONS = ("add/remove", "replace")
 
 #: sup over stratum sizes m of |Δ(wτ)| when one row joins a stratum of m rows:
 #: 9m(3m + 4)/((2m + 5)(2m + 7)) < 27/4.
@@ -76,13 +76,13 @@ KENDALL_A_STEP = 27.0 / 4.0
 KENDALL_W_STEP = 9.0 / 4.0
 
 
-def _relation(neighbouring: str) -> str:
-    if neighbouring not in _RELATIONS:
-        raise ValueError(f"neighbouring must be one of {_RELATIONS}, got {neighbouring!r}")
-    return neighbouring
+def _relation(relation: RelationName) -> str:
+    if relation not in RELATION_NAMES:
+        raise ValueError(f"relation must be one of {RELATION_NAMES}, got {relation!r}")
+    return relation
 
 
-def kendall_tau_sensitivity(n: int, *, neighbouring: str = "add/remove") -> float:
+def kendall_tau_sensitivity(n: int, *, relation: RelationName = "add/remove") -> float:
     """Global sensitivity of Kendall's τ-a on n rows: 4/n (both relations).
 
     Add/remove: a row added to m rows changes C − D by δ with |δ| ≤ m, so
@@ -96,7 +96,7 @@ def kendall_tau_sensitivity(n: int, *, neighbouring: str = "add/remove") -> floa
     counts tied pairs in neither C nor D).
     """
     n = check_int(n, "n", minimum=2)
-    _relation(neighbouring)
+    _relation(relation)
     return 4.0 / n
 
 
@@ -106,7 +106,7 @@ def _kendall_c2(min_stratum_size: int) -> float:
     return 9.0 * c1 / (2.0 * (2.0 * c1 + 5.0))
 
 
-def conditional_kendall_sensitivity(n: int, k: int, *, neighbouring: str = "add/remove",
+def conditional_kendall_sensitivity(n: int, k: int, *, relation: RelationName = "add/remove",
                                     min_stratum_size: int = 1) -> float:
     """Sensitivity of the conditional Kendall z-score Z = Σwᵢτᵢ/√Σwⱼ over k strata.
 
@@ -135,7 +135,7 @@ def conditional_kendall_sensitivity(n: int, k: int, *, neighbouring: str = "add/
     """
     n = check_int(n, "n", minimum=2)
     k = check_int(k, "k", minimum=1)
-    relation = _relation(neighbouring)
+    relation = _relation(relation)
     c1 = check_int(min_stratum_size, "min_stratum_size", minimum=1)
     rows = n - 1
     if rows <= k:
@@ -144,7 +144,7 @@ def conditional_kendall_sensitivity(n: int, k: int, *, neighbouring: str = "add/
     return 2.0 * bound if relation == "replace" else bound
 
 
-def spearman_sensitivity(n: int, *, neighbouring: str = "add/remove") -> float:
+def spearman_sensitivity(n: int, *, relation: RelationName = "add/remove") -> float:
     """Sensitivity of Spearman's ρ on n untied rows: 30/n ([WPS20, Thm 8]; [KSSW16]).
 
     Holds for add/remove and replace on data without ties (continuous data, or
@@ -155,11 +155,11 @@ def spearman_sensitivity(n: int, *, neighbouring: str = "add/remove") -> float:
     mid-ranks on tied data (see the module docstring).
     """
     n = check_int(n, "n", minimum=3)
-    relation = _relation(neighbouring)
+    relation = _relation(relation)
     return 30.0 / (n - 1) if relation == "add/remove" else 30.0 / n
 
 
-def conditional_spearman_sensitivity(n: int, k: int, *, neighbouring: str = "add/remove") -> float:
+def conditional_spearman_sensitivity(n: int, k: int, *, relation: RelationName = "add/remove") -> float:
     """Sensitivity of the conditional Spearman z-score Σ(nᵢ − 1)ρᵢ/√Σ(nⱼ − 1) over k strata (untied data).
 
     Derivation in the style of ``conditional_kendall_sensitivity``: with
@@ -174,7 +174,7 @@ def conditional_spearman_sensitivity(n: int, k: int, *, neighbouring: str = "add
     """
     n = check_int(n, "n", minimum=3)
     k = check_int(k, "k", minimum=1)
-    relation = _relation(neighbouring)
+    relation = _relation(relation)
     rows = n - 1
     if rows <= 2 * k:
         raise ValueError(f"n must exceed 2k + 1 for a finite bound, got n={n}, k={k}")
@@ -195,7 +195,7 @@ def pvalue_sensitivity(z_sensitivity: float) -> float:
     return float(special.ndtr(z_sensitivity) - 0.5)
 
 
-def conditional_kendall_pvalue_sensitivity(n: int, k: int = 1, *, neighbouring: str = "add/remove",
+def conditional_kendall_pvalue_sensitivity(n: int, k: int = 1, *, relation: RelationName = "add/remove",
                                            two_sided: bool = False) -> float:
     """Sensitivity of the p-value of the conditional Kendall test on n rows in k strata.
 
@@ -210,7 +210,7 @@ def conditional_kendall_pvalue_sensitivity(n: int, k: int = 1, *, neighbouring: 
     cap = 1.0 if two_sided else 0.5
     if n - 1 <= k:
         return cap
-    one_sided = pvalue_sensitivity(conditional_kendall_sensitivity(n, k, neighbouring=neighbouring))
+    one_sided = pvalue_sensitivity(conditional_kendall_sensitivity(n, k, relation=relation))
     return min(cap, 2.0 * one_sided if two_sided else one_sided)
 
 
@@ -254,7 +254,7 @@ def one_sided_kendall_pvalue_sensitivity(n: int, levels, max_order: int, *, mode
         return reference_pvalue_sensitivity(n)
     if mode != "proven":
         raise ValueError(f"sensitivity must be 'proven' or 'reference', got {mode!r}")
-    return conditional_kendall_pvalue_sensitivity(n, max_strata(levels, max_order), neighbouring="replace")
+    return conditional_kendall_pvalue_sensitivity(n, max_strata(levels, max_order), relation="replace")
 
 
 def two_sided_kendall_pvalue_sensitivity(n: int, k: int = 1) -> float:
@@ -267,4 +267,4 @@ def two_sided_kendall_pvalue_sensitivity(n: int, k: int = 1) -> float:
     """
     n = check_int(n, "n", minimum=2)
     k = check_int(k, "k", minimum=1)
-    return conditional_kendall_pvalue_sensitivity(n, k, neighbouring="replace", two_sided=True)
+    return conditional_kendall_pvalue_sensitivity(n, k, relation="replace", two_sided=True)

@@ -55,7 +55,7 @@ from scipy import optimize
 
 from ..validation import RngLike, as_rng, check_epsilon, check_int, check_positive
 from .ledger import PrivacyLedger
-from .mechanisms import SparseVector, epsilon_for_subsampled, laplace_scale
+from .mechanisms import SparseVector, epsilon_for_subsampled, laplace_noise, laplace_scale
 
 __all__ = ["SieveAndExamine", "sieve_epsilon", "optimal_subsample_size", "type_one_bound", "type_two_bound"]
 
@@ -64,6 +64,13 @@ def sieve_epsilon(epsilon: float, n: int, subsample_size: int) -> float:
     """ε' = ln((n/m)(e^{ε/2} − 1) + 1): the sieve's budget on the sub-sample (Alg. 1, line 3).
 
     The sub-sampled sieve is then ε/2-DP on the full data [BBG18, Thm 9].
+
+    >>> from dpcd.privacy.mechanisms import subsampled_epsilon
+    >>> eps_sieve = sieve_epsilon(0.1, 1000, 100)   # a 10 % sub-sample may spend ε' ≫ ε/2 = 0.05
+    >>> round(eps_sieve, 4), round(subsampled_epsilon(eps_sieve, 100 / 1000), 12)
+    (0.4139, 0.05)
+    >>> round(sieve_epsilon(0.1, 1000, 1000), 12)   # m = n: no amplification, ε' = ε/2
+    0.05
     """
     epsilon = check_epsilon(epsilon)
     n = check_int(n, "n", minimum=1)
@@ -79,6 +86,13 @@ def optimal_subsample_size(n: int, epsilon: float, *, lower_fraction: float = 1 
     The objective is the sieve's noise level for a statistic whose sensitivity
     scales as 1/√m. Solved on r = n/m ∈ [1, 1/lower_fraction] with a bounded
     scalar minimiser (the paper uses BFGS and clips; the same optimum).
+
+    >>> optimal_subsample_size(10_000, 0.1)   # small ε: the smallest allowed sub-sample, n/20
+    500
+    >>> optimal_subsample_size(10_000, 1.0)
+    1654
+    >>> optimal_subsample_size(10_000, 10.0)   # large ε: sub-sampling no longer pays, m = n
+    10000
     """
     n = check_int(n, "n", minimum=1)
     epsilon = check_epsilon(epsilon)
@@ -100,14 +114,31 @@ def optimal_subsample_size(n: int, epsilon: float, *, lower_fraction: float = 1 
 
 
 def type_one_bound(gap: float, *, threshold_tweak: float, sieve_epsilon: float, subsample_sensitivity: float) -> float:
-    """Thm 2 (type I): P[sieve misses a query ≥ T + gap] ≤ e^{−x/6} − ¼e^{−x/3}, x = ε'(gap + t)/Δ'."""
+    """Thm 2 (type I): P[sieve misses a query ≥ T + gap] ≤ e^{−x/6} − ¼e^{−x/3}, x = ε'(gap + t)/Δ'.
+
+    The bound falls as the query moves above the threshold:
+
+    >>> [round(type_one_bound(gap, threshold_tweak=0.02, sieve_epsilon=0.4139, subsample_sensitivity=0.01), 4)
+    ...  for gap in (0.0, 0.05, 0.2)]
+    [0.6814, 0.5218, 0.2072]
+    """
     x = sieve_epsilon * (gap + threshold_tweak) / subsample_sensitivity
     return math.exp(-x / 6) - 0.25 * math.exp(-x / 3)
 
 
 def type_two_bound(gap: float, *, threshold_tweak: float, epsilon: float, sieve_epsilon: float,
                    sensitivity: float, subsample_sensitivity: float) -> float:
-    """Thm 2 (type II), corrected examine factor: P[a query ≤ T − gap is output], gap ≥ t."""
+    """Thm 2 (type II), corrected examine factor: P[a query ≤ T − gap is output], gap ≥ t.
+
+    >>> settings = dict(threshold_tweak=0.02, epsilon=0.1, sieve_epsilon=0.4139, sensitivity=0.003,
+    ...                 subsample_sensitivity=0.01)
+    >>> [round(type_two_bound(gap, **settings), 4) for gap in (0.05, 0.2)]
+    [0.1408, 0.0048]
+    >>> type_two_bound(0.01, **settings)
+    Traceback (most recent call last):
+    ...
+    ValueError: gap must be at least threshold_tweak=0.02, got 0.01
+    """
     if gap < threshold_tweak:
         raise ValueError(f"gap must be at least threshold_tweak={threshold_tweak}, got {gap}")
     x = sieve_epsilon * (gap - threshold_tweak) / subsample_sensitivity
@@ -127,11 +158,26 @@ class SieveAndExamine:
     subsample_sensitivity : Δ' of a query on m records.
     subsample_size : m, 1 ≤ m ≤ n.
     rng : Generator or seed.
-    ledger : a ``PrivacyLedger(neighbouring="replace")`` to charge (a new one if None).
+    ledger : a ``PrivacyLedger(relation="replace")`` to charge (a new one if None).
 
     Use :meth:`query` with two callables (value on the current sub-sample rows,
     value on the full data), or :meth:`sieve` and :meth:`examine` directly.
     Call :meth:`finish` at the end to charge a sieve left open.
+
+    Examples
+    --------
+    Five queries with constant values; the two far above T = 0.5 pass the
+    sieve and are examined, each examined query costs ε, the open sieve ε/2:
+
+    >>> stream = SieveAndExamine(n=1000, threshold=0.5, threshold_tweak=0.02, epsilon=1.0, sensitivity=0.001,
+    ...                          subsample_sensitivity=0.005, subsample_size=200, rng=0)
+    >>> round(stream.sieve_epsilon, 4), round(stream.examine_scale, 6), stream.subsample.shape
+    (1.4454, 0.002, (200,))
+    >>> [stream.query(lambda rows, v=v: v, lambda v=v: v) for v in (0.0, 0.9, 0.1, 0.9, 0.2)]
+    [False, True, False, True, False]
+    >>> stream.finish()
+    >>> [charge.mechanism for charge in stream.ledger.entries], stream.ledger.total("basic").epsilon
+    (['sieve', 'examine', 'sieve', 'examine', 'sieve (open)'], 2.5)
     """
 
     def __init__(self, *, n: int, threshold: float, threshold_tweak: float, epsilon: float, sensitivity: float,
@@ -149,11 +195,11 @@ class SieveAndExamine:
         if self.subsample_size > self.n:
             raise ValueError(f"subsample_size must be at most n={self.n}, got {self.subsample_size}")
         if ledger is None:
-            ledger = PrivacyLedger(neighbouring="replace", public=("n",))
+            ledger = PrivacyLedger(relation="replace", public=("n",))
         if not isinstance(ledger, PrivacyLedger):
             raise TypeError(f"ledger must be a PrivacyLedger, got {type(ledger).__name__}")
-        if ledger.neighbouring != "replace":
-            raise ValueError("ledger must use neighbouring='replace': sub-sampling without replacement "
+        if ledger.relation != "replace":
+            raise ValueError("ledger must use relation='replace': sub-sampling without replacement "
                              "amplifies privacy under replace-one neighbours")
         self.ledger = ledger
         self.sieve_epsilon = sieve_epsilon(self.epsilon, self.n, self.subsample_size)
@@ -197,7 +243,7 @@ class SieveAndExamine:
         """Examine the query that passed the sieve on the full data; charges ε and starts a new round."""
         if not self._pending:
             raise RuntimeError("examine() needs a query that passed the sieve")
-        above = value + float(self._rng.laplace(0.0, self.examine_scale)) >= self.threshold
+        above = value + float(laplace_noise(self.examine_scale, rng=self._rng)) >= self.threshold
         self.ledger.charge("sieve", epsilon=self.epsilon / 2.0, kind="pure",
                            note=f"AboveThreshold on m={self.subsample_size} of n={self.n} at "
                                 f"eps'={self.sieve_epsilon:.6g}, amplified (BBG18 Thm 9)")

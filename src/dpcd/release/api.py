@@ -6,14 +6,14 @@ in this order:
 1. **public inputs only**: loads the :class:`~dpcd.schema.Schema` (a draft read
    from the data is refused), picks the algorithm — ``"auto"`` under
    replace-one: the best forecast on synthetic data of the schema's shape at
-   the public n and the budget (:func:`dpcd.plan.choose_by_forecast`, made
+   the public n and the budget (:func:`dpcd.forecast.choose_by_forecast`, made
    once n is known); under add/remove, where n is protected: the registry's
    fixed preference for the schema's kind (:func:`choose_kind`) — refuses one
    that can never make a release (:func:`dpcd.registry.release_refusal`),
    chooses the view of the schema the algorithm reads (numeric columns
    binned on public edges for categorical algorithms, ordinal/binary columns
    coded for numeric ones), and calibrates the algorithm's parameters on its
-   data-independent worst-case plan (:func:`dpcd.registry.calibrate`) — an
+   data-independent worst case (:func:`dpcd.registry.calibrate`) — an
    algorithm that cannot meet the request is refused here;
 2. reads the table as text, one line per record, and checks its
    **structure** against the schema (data preparation: missing or unknown
@@ -34,7 +34,7 @@ The privacy model in five lines
 * What is public: the schema (columns, kinds, categories, bounds, fill rules),
   the algorithm and its parameters, and n under replace-one — nothing else.
 * ``privacy.json`` states the **guarantee** (worst case over all data, from
-  the plan) separately from what this run happened to spend.
+  the worst case) separately from what this run happened to spend.
 * The noise is secret: by default (``rng=None``) it comes from fresh
   operating-system entropy. A seed makes a run reproducible for experiments,
   and whoever knows it can undo the guarantee.
@@ -65,13 +65,23 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..forecast import choose_by_forecast, forecast
+from ..preparation import (
+    MAX_LEVELS,
+    Limits,
+    auto_algorithm,
+    choose_kind,
+    default_limits,
+    load_schema,
+    run_algorithm,
+    view_for,
+)
 from ..privacy.relation import Relation, convert
 from ..privacy.relation import relation as as_relation
 from ..registry import (
     ALGORITHMS,
-    AlgorithmSpec,
     Calibration,
-    PlanRefused,
+    PrivateAlgorithm,
     calibrate,
     release_refusal,
     resolve_algorithm,
@@ -84,16 +94,6 @@ from ..validation import (
     check_epsilon,
     check_int,
     check_probability,
-)
-from .preparation import (
-    MAX_LEVELS,
-    Limits,
-    auto_algorithm,
-    choose_kind,
-    default_limits,
-    load_schema,
-    run_algorithm,
-    view_for,
 )
 from .tables import encode_table, read_table
 from .writers import jsonable, write_outputs
@@ -123,30 +123,23 @@ DATA_PREPARATION = (
 )
 
 
-def _graph_of(result: Any) -> tuple[nx.DiGraph, str]:
-    graph = getattr(result, "cpdag", None)
-    if isinstance(graph, nx.DiGraph):
-        return graph, "CPDAG"
-    graph = getattr(result, "dag", None)
-    if isinstance(graph, nx.DiGraph):
-        return graph, "DAG"
-    raise TypeError(f"the algorithm returned {type(result).__name__} without a cpdag or dag graph")
-
-
 def _spent(ledger: Any, target: Relation, delta: float) -> dict[str, Any]:
     """This run's charges, totalled by every accountant and converted to the release's relation."""
     if ledger is None:
         raise RuntimeError("the algorithm returned no privacy ledger")
+    if not ledger.differentially_private:
+        raise RuntimeError("the run used a variant without a privacy proof (" + "; ".join(ledger.not_dp)
+                           + "); nothing written (a bug: discover never asks for one)")
     summary = ledger.summary(target_delta=delta if delta > 0 else None)
     totals = {}
     for method, total in summary["totals"].items():
         if total["epsilon"] <= 0:
             totals[method] = {"epsilon": 0.0, "delta": 0.0}
             continue
-        eps, dlt = convert(total["epsilon"], min(total["delta"], 1 - 1e-15), source=ledger.neighbouring,
+        eps, dlt = convert(total["epsilon"], min(total["delta"], 1 - 1e-15), source=ledger.relation,
                            target=target)
         totals[method] = {"epsilon": eps, "delta": dlt}
-    return {"proven_under": ledger.neighbouring, "relation": target.name, "n_charges": summary["n_charges"],
+    return {"proven_under": ledger.relation, "relation": target.name, "n_charges": summary["n_charges"],
             "mechanisms": summary["mechanisms"], "totals": totals,
             "note": "what this run charged, a function of the algorithm's private outputs (publishing it costs "
                     "nothing). Informational: the advanced and tight totals treat the charges as fixed in advance, "
@@ -162,7 +155,7 @@ NOISE_SOURCES = {
 """What ``privacy.json`` says of where the noise came from (never the seed itself)."""
 
 
-def privacy_report(spec: AlgorithmSpec, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
+def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
                    requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
                    noise: str = "entropy", limits: Limits | None = None) -> dict[str, Any]:
     """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public.
@@ -270,29 +263,27 @@ FORECAST_TIME_BUDGET = 20.0
 """Seconds the report's forecast may spend on its synthetic runs (at least one runs; the page says how many)."""
 
 
-def _forecast(schema: Schema, spec: AlgorithmSpec, n: int | None, epsilon: float, delta: float, target: Relation,
+def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int | None, epsilon: float, delta: float, target: Relation,
               alpha: float, limits: Limits, repetitions: int,
-              registry: Mapping[str, AlgorithmSpec]) -> tuple[Any, str]:
+              registry: Mapping[str, PrivateAlgorithm]) -> tuple[Any, str]:
     """The forecast for report.html: the released algorithm on public inputs only, seeded with :data:`FORECAST_SEED`.
 
-    Only the released algorithm runs (``dpcd plan`` compares them all), with
+    Only the released algorithm runs (``dpcd forecast`` compares them all), with
     the release's own caps, for at most :data:`FORECAST_TIME_BUDGET` seconds.
     """
     if repetitions == 0:
-        return None, "No forecast was requested (forecast_repetitions = 0); run `dpcd plan` for one."
+        return None, "No forecast was requested (forecast_repetitions = 0); run `dpcd forecast` for one."
     if n is None:
         return None, ("No forecast: under add/remove the number of rows is protected, so it cannot be used; run "
-                      "`dpcd plan --n GUESS` with a public guess of n.")
-    from ..plan import plan
-
-    forecast = plan(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name], relation=target.name,
-                    alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=repetitions,
-                    rng=FORECAST_SEED, registry=registry, time_budget=FORECAST_TIME_BUDGET)
-    return forecast.table, (forecast.statement + " Only the released algorithm was forecast, with the release's own "
-                            "caps; `dpcd plan` compares every algorithm.")
+                      "`dpcd forecast --n GUESS` with a public guess of n.")
+    result = forecast(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name], relation=target.name,
+                      alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=repetitions,
+                      rng=FORECAST_SEED, registry=registry, time_budget=FORECAST_TIME_BUDGET)
+    return result.table, (result.statement + " Only the released algorithm was forecast, with the release's own "
+                          "caps; `dpcd forecast` compares every algorithm.")
 
 
-def _checked_view(schema: Schema, spec: AlgorithmSpec) -> Schema:
+def _checked_view(schema: Schema, spec: PrivateAlgorithm) -> Schema:
     """The schema as ``spec`` reads it, after refusing an algorithm that can never make a release (registry entry only)."""
     refusal = release_refusal(spec)
     if refusal is not None:
@@ -301,9 +292,8 @@ def _checked_view(schema: Schema, spec: AlgorithmSpec) -> Schema:
 
 
 def _choose_by_forecast(schema: Schema, n: int, epsilon: float, delta: float, target: Relation, alpha: float,
-                        registry: Mapping[str, AlgorithmSpec]) -> tuple[AlgorithmSpec, Any]:
-    """``algorithm="auto"`` under replace-one: :func:`dpcd.plan.choose_by_forecast` on public inputs only."""
-    from ..plan import choose_by_forecast
+                        registry: Mapping[str, PrivateAlgorithm]) -> tuple[PrivateAlgorithm, Any]:
+    """``algorithm="auto"`` under replace-one: :func:`dpcd.forecast.choose_by_forecast` on public inputs only."""
 
     return choose_by_forecast(schema, n=n, epsilon=epsilon, delta=delta, relation=target.name, alpha=alpha,
                               registry=registry, rng=FORECAST_SEED)
@@ -318,14 +308,14 @@ def discover(
     algorithm: str = "auto",
     relation: str = "replace",
     alpha: float = 0.05,
-    rng: RngLike = None,
+    rng: RngLike | None = None,
     out: str | os.PathLike[str] | None = None,
     max_order: int | None = None,
     max_tests: int | None = None,
     overwrite: bool = False,
     draw: bool = True,
     progress: bool | None = None,
-    registry: Mapping[str, AlgorithmSpec] | None = None,
+    registry: Mapping[str, PrivateAlgorithm] | None = None,
     min_rows: int = MIN_ROWS,
     forecast_repetitions: int = 3,
     delimiter: str = ",",
@@ -342,12 +332,13 @@ def discover(
         spend no δ. Under replace-one δ must be below 1/n.
     algorithm : a name of :data:`dpcd.registry.ALGORITHMS` or ``"auto"``
         (replace-one: the best forecast lift among
-        :data:`dpcd.registry.AUTO_CANDIDATES`, :func:`dpcd.plan.choose_by_forecast`;
+        :data:`dpcd.registry.AUTO_CANDIDATES`, :func:`dpcd.forecast.choose_by_forecast`;
         add/remove: the first algorithm of :data:`dpcd.registry.AUTO_PREFERENCE`
         proven for it). The pick reads public inputs only.
     relation : ``"replace"`` (default; n public) or ``"add/remove"`` (n
         protected; only algorithms proven under it, e.g. EM-PC and LapMech).
-    alpha : significance level of the algorithm's CI tests.
+    alpha : two-sided significance level of the algorithm's CI tests (an algorithm thresholding a one-sided
+        p-value, like Priv-PC, uses α/2 on it).
     rng : None (default): the noise comes from fresh operating-system
         entropy, as a release needs. A Generator or integer seed makes the
         run reproducible, for experiments only: whoever knows the seed can
@@ -357,7 +348,7 @@ def discover(
     max_order : largest conditioning-set size (bounds the test count of
         per-test algorithms, hence their noise). None: a default from public
         inputs (p, n where public, the domains;
-        :func:`dpcd.release.preparation.default_limits`), stated in
+        :func:`dpcd.preparation.default_limits`), stated in
         ``privacy.json``.
     max_tests : cap on the run's CI decisions; None: a default from p that
         bounds the run time whatever the noise (an order starts only if it
@@ -368,7 +359,7 @@ def discover(
     registry : algorithm registry (default :data:`dpcd.registry.ALGORITHMS`).
     min_rows : fewest rows accepted under replace-one.
     forecast_repetitions : most synthetic runs of the released algorithm in
-        the :func:`dpcd.plan.plan` forecast shown on ``report.html`` at the
+        the :func:`dpcd.forecast.forecast` forecast shown on ``report.html`` at the
         released budget (0: none; as many as fit in
         :data:`FORECAST_TIME_BUDGET` seconds). It reads only public inputs;
         under add/remove, where n is protected, no forecast is made.
@@ -378,10 +369,12 @@ def discover(
     -------
     The released files are (ε, δ)-DP under ``relation`` with exactly
     ``privacy["assumed_public"]`` public: the algorithm's theorem on its
-    worst-case plan (``privacy["guarantee"]``), converted to ``relation`` where
+    worst case (``privacy["guarantee"]``), converted to ``relation`` where
     it is proven under another (group privacy). Errors before the run depend
     on public inputs or on the file's structure only (``DATA_PREPARATION``);
-    nothing is written on error.
+    nothing is written on error. An algorithm that cannot meet the request
+    raises :class:`dpcd.registry.CalibrationRefused` (a ``ValueError``) before
+    any value is read.
 
     Examples
     --------
@@ -427,11 +420,9 @@ def discover(
             if delta >= 1.0 / n:
                 raise ValueError(f"delta must be below 1/n = {1.0 / n:.3g} for n = {n} rows, got {delta}")
         limits = default_limits(view, spec, n, max_order=max_order, max_tests=max_tests)
-        try:
-            return limits, calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
-                                     max_order=limits.max_order)
-        except PlanRefused as error:
-            raise ValueError(str(error)) from None
+        # CalibrationRefused (a ValueError) reaches the caller as itself: which request the algorithm cannot meet
+        return limits, calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
+                                 max_order=limits.max_order)
 
     bar = _progress(progress, (7 if by_forecast else 6) if out is not None else (5 if by_forecast else 4))
     auto_forecast = None
@@ -461,7 +452,7 @@ def discover(
         _begin(bar, f"running {spec.label}" + (f" (at most {limits.max_tests} CI decisions)" if limits.max_tests else ""))
         result = run_algorithm(spec, encoded, view, calibration, alpha=alpha, rng=generator,
                                max_tests=limits.max_tests)
-        graph, graph_type = _graph_of(result)
+        graph, graph_type = result.cpdag, "CPDAG"
         privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
                                  requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
                                  noise="entropy" if rng is None else "caller", limits=limits)

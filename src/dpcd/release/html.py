@@ -2,7 +2,7 @@
 
 It holds the graph drawing (inline SVG), the edges with their kind, the privacy
 statement in plain words (relation, guarantee, what is assumed public, what
-this run spent) and, where one was made, the :func:`dpcd.plan.plan` forecast at
+this run spent) and, where one was made, the :func:`dpcd.forecast.forecast` forecast at
 the chosen budget. Everything on it is either released (the graph, the privacy
 report) or computed from public inputs (the forecast); every text that comes
 from the user (column and category names) is HTML-escaped. No script, no
@@ -19,13 +19,12 @@ True
 from __future__ import annotations
 
 import html
-import io
 from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["render_report", "svg_of_graph"]
+__all__ = ["render_report"]
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
@@ -53,24 +52,6 @@ def _sentence(text: str) -> str:
     if not text:
         return ""
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
-def svg_of_graph(graph: Any, title: str | None = None) -> str:
-    """The graph drawn by :func:`dpcd.release.drawing.graph_figure` as inline SVG text (no XML header).
-
-    Names the fonts cannot show are drawn as short ids; pass
-    ``graph_figure(graph)[1].aliases`` to :func:`render_report` to list them.
-    """
-    import matplotlib
-
-    from .drawing import graph_figure
-
-    fig, _ = graph_figure(graph, title=title)
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "dpcd"}):
-        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -165,7 +146,7 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
         if len(mine) and str(mine["verdict"].iloc[0]).startswith("not better than chance"):
             parts.append("<p><b>At this budget and number of rows the forecast is no better than a random graph with "
                          "as many edges:</b> the released graph is unlikely to be worth having. A larger ε, more rows "
-                         "or fewer columns would help; <code>dpcd plan</code> shows by how much.</p>")
+                         "or fewer columns would help; <code>dpcd forecast</code> shows by how much.</p>")
     parts.append(f"<p class='note'>{_e(forecast_note)}</p>" if forecast_note else "")
     prep = privacy.get("data_preparation")
     if prep:

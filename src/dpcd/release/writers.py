@@ -101,7 +101,7 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
 
     The files are written into a hidden temporary folder next to ``out`` and
     moved into place with one rename; ``out`` must not exist or be empty
-    unless ``overwrite``. ``forecast`` (a :func:`dpcd.plan.plan` table) and
+    unless ``overwrite``. ``forecast`` (a :func:`dpcd.forecast.forecast` table) and
     ``forecast_note`` go on ``report.html``. Returns ``{file name: final path}``.
     """
     if not isinstance(out, (str, os.PathLike)):

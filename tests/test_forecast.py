@@ -1,4 +1,4 @@
-"""``dpcd.plan`` / ``dpcd plan``: a forecast from synthetic data of the schema's shape, reading no private data."""
+"""``dpcd.forecast`` / ``dpcd forecast`` (``dpcd plan``, its deprecated alias): a forecast from synthetic data of the schema's shape, reading no private data."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 
 from dpcd.cli import main  # noqa: E402
 from dpcd.datasets import load_bnlearn  # noqa: E402
-from dpcd.plan import FORECAST_COLUMNS, plan  # noqa: E402
+from dpcd.forecast import FORECAST_COLUMNS, forecast  # noqa: E402
 from dpcd.schema import Schema  # noqa: E402
 
 
@@ -22,57 +22,57 @@ def cancer_schema() -> Schema:
     return load_bnlearn("cancer", 100, rng=0).schema()
 
 
-def test_plan_has_no_data_argument():
-    parameters = inspect.signature(plan).parameters
+def test_forecast_has_no_data_argument():
+    parameters = inspect.signature(forecast).parameters
     assert "data" not in parameters and list(parameters)[0] == "schema"
     assert {"n", "epsilon", "delta", "relation", "rng"} <= set(parameters)
 
 
 def test_forecast_grows_with_epsilon_on_average(cancer_schema):
-    forecast = plan(cancer_schema, n=3000, epsilon=[0.1, 5.0], algorithms=["em_pc", "lapmech"], repetitions=20,
+    result = forecast(cancer_schema, n=3000, epsilon=[0.1, 5.0], algorithms=["em_pc", "lapmech"], repetitions=20,
                     rng=1)
-    table = forecast.table.set_index(["algorithm", "epsilon"])
-    assert list(forecast.table.columns) == list(FORECAST_COLUMNS)
-    assert (forecast.table["status"] == "ok").all() and (forecast.table["runs"] == 20).all()
+    table = result.table.set_index(["algorithm", "epsilon"])
+    assert list(result.table.columns) == list(FORECAST_COLUMNS)
+    assert (result.table["status"] == "ok").all() and (result.table["runs"] == 20).all()
     for name in ("em_pc", "lapmech"):
         assert table.loc[(name, 5.0), "skeleton_f1"] > table.loc[(name, 0.1), "skeleton_f1"] + 0.1
         row = table.loc[(name, 5.0)]
         assert row["skeleton_f1_low"] <= row["skeleton_f1"] <= row["skeleton_f1_high"]
     # auto keeps the first candidate that ran (em_pc before lapmech here) unless the other's lift is ahead by
     # more than AUTO_MARGIN, at each budget
-    from dpcd.plan import AUTO_MARGIN, ranked
+    from dpcd.forecast import AUTO_MARGIN, ranked
 
     for eps in (0.1, 5.0):
-        rows = forecast.table[forecast.table["epsilon"] == eps]
+        rows = result.table[result.table["epsilon"] == eps]
         good = rows[rows["skeleton_f1"] > rows["random_f1_high"]].set_index("algorithm")
         best = ranked(rows).iloc[0]
         first = "em_pc" if "em_pc" in good.index else best["algorithm"]
         expected = best["algorithm"] if best["skeleton_f1"] > rows.set_index("algorithm").loc[first, "skeleton_f1"] \
             + AUTO_MARGIN else first
         assert rows.loc[rows["auto"], "algorithm"].tolist() == [expected]
-    assert forecast.auto == forecast.table[forecast.table["epsilon"] == 5.0].set_index("algorithm")["auto"].idxmax()
-    assert "synthetic" in forecast.statement and "No private data was read" in forecast.statement
-    assert forecast.best(5.0)["algorithm"] in {"em_pc", "lapmech"}
+    assert result.auto == result.table[result.table["epsilon"] == 5.0].set_index("algorithm")["auto"].idxmax()
+    assert "synthetic" in result.statement and "No private data was read" in result.statement
+    assert result.best(5.0)["algorithm"] in {"em_pc", "lapmech"}
 
 
 def test_forecast_lists_every_applicable_algorithm_and_says_why_one_cannot_run(cancer_schema):
-    forecast = plan(cancer_schema, n=1000, epsilon=0.5, repetitions=1, rng=0)
-    statuses = forecast.table.set_index("algorithm")["status"]
+    result = forecast(cancer_schema, n=1000, epsilon=0.5, repetitions=1, rng=0)
+    statuses = result.table.set_index("algorithm")["status"]
     assert statuses["em_pc"] == "ok" and statuses["priv_pc"] == "ok"
     assert statuses["noleaks"].startswith("refused")  # its line-search subset costs more than the budget
-    fig = forecast.plot()
+    fig = result.plot()
     labels = [line.get_label() for line in fig.axes[0].get_lines()]
     assert len(labels) <= 6 and sum(label.startswith("random graph") for label in labels) == 1  # 5 algorithms at most
     numeric_only = Schema.numeric({"x": (0, 1), "y": (0, 1), "z": (0, 1)})
-    assert set(plan(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"]) >= {"privpc_star"}
-    assert "em_pc" in set(plan(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"])
+    assert set(forecast(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"]) >= {"privpc_star"}
+    assert "em_pc" in set(forecast(numeric_only, n=500, epsilon=1.0, repetitions=1, rng=0).table["algorithm"])
 
 
 def test_add_remove_uses_the_stated_n_as_a_public_guess(cancer_schema):
-    forecast = plan(cancer_schema, n=2000, epsilon=2.0, relation="add/remove", algorithms=["em_pc", "priv_pc"],
+    result = forecast(cancer_schema, n=2000, epsilon=2.0, relation="add/remove", algorithms=["em_pc", "priv_pc"],
                     repetitions=2, rng=0)
-    assert forecast.relation == "add/remove"
-    assert forecast.table.set_index("algorithm").loc["em_pc", "status"] == "ok"
+    assert result.relation == "add/remove"
+    assert result.table.set_index("algorithm").loc["em_pc", "status"] == "ok"
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
@@ -82,22 +82,22 @@ def test_add_remove_uses_the_stated_n_as_a_public_guess(cancer_schema):
     ({"algorithms": ["nope"]}, ValueError, "unknown algorithm"),
     ({"repetitions": 0}, ValueError, "repetitions must be"),
 ])
-def test_plan_rejects_bad_input(cancer_schema, kwargs, error, match):
+def test_forecast_rejects_bad_input(cancer_schema, kwargs, error, match):
     arguments = {"n": 1000, "epsilon": 1.0, **kwargs}
     with pytest.raises(error, match=match):
-        plan(cancer_schema, **arguments)
+        forecast(cancer_schema, **arguments)
 
 
-def test_cli_plan_writes_table_and_plot(cancer_schema, tmp_path, capsys):
+def test_cli_forecast_writes_table_and_plot(cancer_schema, tmp_path, capsys):
     path = cancer_schema.save(tmp_path / "schema.json")
     out = tmp_path / "forecast"
-    assert main(["plan", "--schema", str(path), "--n", "1500", "--epsilon", "0.5,2", "--algorithm", "em_pc",
+    assert main(["forecast", "--schema", str(path), "--n", "1500", "--epsilon", "0.5,2", "--algorithm", "em_pc",
                  "--repetitions", "2", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "algorithm auto would pick em_pc" in printed and "This forecast is synthetic" in printed
-    table = pd.read_csv(out / "plan.csv")
+    table = pd.read_csv(out / "forecast.csv")
     assert sorted(table["epsilon"]) == [0.5, 2.0]
-    assert (out / "plan.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "forecast.png").read_bytes()[:4] == b"\x89PNG"
 
 
 @pytest.mark.parametrize("argv", [
@@ -107,11 +107,11 @@ def test_cli_plan_writes_table_and_plot(cancer_schema, tmp_path, capsys):
     ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "1", "--relation", "swap"],
     ["--schema", "BAD", "--n", "1000", "--epsilon", "1"],
 ])
-def test_cli_plan_bad_input_is_one_line_and_exit_2(cancer_schema, tmp_path, capsys, argv):
+def test_cli_forecast_bad_input_is_one_line_and_exit_2(cancer_schema, tmp_path, capsys, argv):
     path = cancer_schema.save(tmp_path / "schema.json")
     (tmp_path / "bad.json").write_text('{"columns": {"a": {"type": "categorical"}}}')
     names = {"MISSING": str(tmp_path / "missing.json"), "SCHEMA": str(path), "BAD": str(tmp_path / "bad.json")}
-    argv = ["plan", *(names.get(a, a) for a in argv)]
+    argv = ["forecast", *(names.get(a, a) for a in argv)]
     with pytest.raises(SystemExit) as info:
         raise SystemExit(main(argv))
     assert info.value.code == 2
@@ -119,7 +119,7 @@ def test_cli_plan_bad_input_is_one_line_and_exit_2(cancer_schema, tmp_path, caps
 
 
 def test_random_graph_baseline_and_a_dense_graph_cannot_be_best():
-    from dpcd.plan import random_graph_f1
+    from dpcd.forecast import random_graph_f1
 
     assert random_graph_f1(11, [10], [55]) == pytest.approx((2 * 10 / 65, 2 * 10 / 65))  # complete: F1 fixed
     mean, high = random_graph_f1(11, [10, 10], [10, 10])
@@ -133,40 +133,53 @@ def test_random_graph_baseline_and_a_dense_graph_cannot_be_best():
 
 
 def test_forecast_says_when_a_release_is_no_better_than_chance(cancer_schema):
-    forecast = plan(cancer_schema, n=3000, epsilon=[0.05, 20.0], algorithms=["em_pc"], repetitions=6, rng=3)
-    table = forecast.table.set_index("epsilon")
+    result = forecast(cancer_schema, n=3000, epsilon=[0.05, 20.0], algorithms=["em_pc"], repetitions=6, rng=3)
+    table = result.table.set_index("epsilon")
     assert (table["lift"] == table["skeleton_f1"] - table["random_f1"]).all()
     assert table.loc[20.0, "verdict"].startswith("better than a random graph")
     assert table.loc[20.0, "lift"] > table.loc[0.05, "lift"]
-    best = forecast.best(20.0)
+    best = result.best(20.0)
     assert best["algorithm"] == "em_pc" and best["skeleton_f1"] > best["random_f1_high"]
-    assert {"max_order", "max_tests"} <= set(forecast.table.columns) and (forecast.table["max_tests"] > 0).all()
+    assert {"max_order", "max_tests"} <= set(result.table.columns) and (result.table["max_tests"] > 0).all()
 
 
 def test_time_budget_bounds_the_repetitions(cancer_schema):
-    forecast = plan(cancer_schema, n=2000, epsilon=1.0, algorithms=["em_pc"], repetitions=50, rng=0,
+    result = forecast(cancer_schema, n=2000, epsilon=1.0, algorithms=["em_pc"], repetitions=50, rng=0,
                     time_budget=1e-9)
-    assert forecast.table["runs"].tolist() == [1]  # one run always; none starts once the budget is spent
+    assert result.table["runs"].tolist() == [1]  # one run always; none starts once the budget is spent
     lines = []
-    plan(cancer_schema, n=2000, epsilon=[1.0, 2.0], algorithms=["em_pc"], repetitions=1, rng=0, progress=lines.append)
+    forecast(cancer_schema, n=2000, epsilon=[1.0, 2.0], algorithms=["em_pc"], repetitions=1, rng=0, progress=lines.append)
     assert lines == ["EM-PC at epsilon=1", "EM-PC at epsilon=2"]
 
 
 def test_auto_picks_by_a_forecast_that_reads_no_data(cancer_schema):
-    from dpcd.plan import choose_by_forecast
+    from dpcd.forecast import choose_by_forecast
 
     assert "data" not in inspect.signature(choose_by_forecast).parameters
-    from dpcd.plan import AUTO_MARGIN, ranked
+    from dpcd.forecast import AUTO_MARGIN, ranked
 
-    spec, forecast = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0)
-    rows = forecast.table[forecast.table["status"] == "ok"]
+    spec, result = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0)
+    rows = result.table[result.table["status"] == "ok"]
     good = rows[rows["skeleton_f1"] > rows["random_f1_high"]]
     best = ranked(rows).iloc[0]
     first = good.iloc[0] if len(good) else best  # the candidates run in AUTO_CANDIDATES order
     assert spec.name == (best["algorithm"] if best["skeleton_f1"] > first["skeleton_f1"] + AUTO_MARGIN
                          else first["algorithm"])
-    assert set(forecast.table["algorithm"]) <= {"marginal_pc", "mst_pc", "em_pc", "lapmech"}
+    assert set(result.table["algorithm"]) <= {"marginal_pc", "mst_pc", "em_pc", "lapmech"}
     again, _ = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0)
     assert again.name == spec.name  # a pure function of public inputs
     fallback, none = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0, relation="add/remove")
     assert none is None and fallback.relation.name == "add/remove"  # n protected: no forecast, a proven pick
+
+
+def test_plan_is_a_deprecated_alias_of_forecast(cancer_schema, tmp_path, capsys):
+    import dpcd.plan
+
+    with pytest.warns(DeprecationWarning, match="dpcd.forecast.forecast"):
+        old = dpcd.plan.plan(cancer_schema, n=1000, epsilon=1.0, algorithms=["em_pc"], repetitions=1, rng=0)
+    new = forecast(cancer_schema, n=1000, epsilon=1.0, algorithms=["em_pc"], repetitions=1, rng=0)
+    assert old.table["skeleton_f1"].tolist() == new.table["skeleton_f1"].tolist()
+    path = cancer_schema.save(tmp_path / "schema.json")
+    assert main(["plan", "--schema", str(path), "--n", "1000", "--epsilon", "1", "--algorithm", "em_pc",
+                 "--repetitions", "1", "--no-progress"]) == 0
+    assert "dpcd plan is deprecated" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """What a release prepares from public inputs only: the schema, the algorithm's kind and view, and the run call.
 
-Shared by :func:`dpcd.release.discover` and :func:`dpcd.plan.plan` (which runs the same calls on synthetic
+Shared by :func:`dpcd.release.discover` and :func:`dpcd.forecast.forecast` (which runs the same calls on synthetic
 data).
 """
 
@@ -15,13 +15,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..discovery.pc import worst_case_tests
-from ..privacy.relation import Relation
-from ..registry import DEFAULT_PLAN_MAX_ORDER, AlgorithmSpec, AlgorithmUnavailable, Calibration, choose_algorithm
-from ..schema import Schema, SchemaError
-from ..validation import RngLike, as_rng, check_int
+from .discovery.algorithm import AlgorithmResult
+from .discovery.pc import worst_case_tests
+from .privacy.relation import Relation
+from .registry import DEFAULT_MAX_ORDER, AlgorithmUnavailable, Calibration, PrivateAlgorithm, choose_algorithm
+from .schema import Schema, SchemaError
+from .validation import RngLike, as_rng, check_int
 
-__all__ = ["MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "MAX_PLAN_ROUNDS", "Limits",
+__all__ = ["MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "MAX_WORST_CASE_ROUNDS", "Limits",
            "default_limits",
            "load_schema", "choose_kind", "auto_algorithm", "view_for", "run_algorithm"]
 
@@ -34,7 +35,7 @@ TESTS_PER_PAIR = 100
 """Default cap on a run's CI decisions: this many per pair of columns, p(p − 1)/2 · TESTS_PER_PAIR in all."""
 FALLBACK_MAX_ORDER = 3
 """Default conditioning-order cap where n cannot be used (add/remove) or the tests have no cells (numeric)."""
-MAX_PLAN_ROUNDS = 200_000
+MAX_WORST_CASE_ROUNDS = 200_000
 """Most worst-case rounds a per-round algorithm's default order may imply (alarm at order 2 has 840 600: its PLD
 composition needs gigabytes); a larger ``max_order`` can still be asked for."""
 
@@ -51,7 +52,7 @@ class Limits:
         return {"max_order": self.max_order, "max_tests": self.max_tests, "why": self.why}
 
 
-def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_order: int | None = None,
+def default_limits(view: Schema, spec: PrivateAlgorithm, n: int | None, *, max_order: int | None = None,
                    max_tests: int | None = None) -> Limits:
     """The conditioning-order cap and test cap of a run, chosen from public inputs (p, n where public, domains).
 
@@ -60,10 +61,10 @@ def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_orde
       on average, n / L^(k+2) ≥ ROWS_PER_CELL with L the geometric mean of the
       columns' numbers of categories (a test on sparser tables has no power, and
       less under noise); :data:`FALLBACK_MAX_ORDER` where n is protected or the
-      view is numeric; at most :data:`dpcd.registry.DEFAULT_PLAN_MAX_ORDER` for
+      view is numeric; at most :data:`dpcd.registry.DEFAULT_MAX_ORDER` for
       algorithms that pay per round (their noise grows with the number of
       rounds the order allows), lower still where that order's worst case
-      exceeds :data:`MAX_PLAN_ROUNDS` rounds, and at most an algorithm's own
+      exceeds :data:`MAX_WORST_CASE_ROUNDS` rounds, and at most an algorithm's own
       ``default_max_order`` (Marginal-PC splits its budget over the orders);
       never above p − 2.
     * ``max_tests`` (when not given): :data:`TESTS_PER_PAIR` decisions per pair
@@ -94,15 +95,15 @@ def default_limits(view: Schema, spec: AlgorithmSpec, n: int | None, *, max_orde
         else:
             max_order = FALLBACK_MAX_ORDER
             reasons.append(f"max_order {{k}}: the default where {'n is protected' if n is None else 'tests have no cells'}")
-        if spec.budget != "total" and max_order > DEFAULT_PLAN_MAX_ORDER:
-            max_order = DEFAULT_PLAN_MAX_ORDER
+        if spec.budget != "total" and max_order > DEFAULT_MAX_ORDER:
+            max_order = DEFAULT_MAX_ORDER
             reasons[-1] = ("max_order {k}: the default of algorithms that pay per round (their noise grows with "
                            "the rounds an order allows)")
         if spec.budget != "total":
-            while max_order > 0 and worst_case_tests(p, max_order) > MAX_PLAN_ROUNDS:
+            while max_order > 0 and worst_case_tests(p, max_order) > MAX_WORST_CASE_ROUNDS:
                 max_order -= 1
                 reasons[-1] = (f"max_order {{k}}: the largest order whose worst case (every CI test it allows, "
-                               f"at most {MAX_PLAN_ROUNDS} rounds) the tight accountant composes in reasonable "
+                               f"at most {MAX_WORST_CASE_ROUNDS} rounds) the tight accountant composes in reasonable "
                                "time and memory")
         preferred = getattr(spec, "default_max_order", None)
         if preferred is not None and max_order > preferred:
@@ -159,7 +160,7 @@ def choose_kind(schema: Schema) -> str:
     return "categorical"
 
 
-def auto_algorithm(schema: Schema, relation: str | Relation, registry: Mapping[str, AlgorithmSpec]) -> AlgorithmSpec:
+def auto_algorithm(schema: Schema, relation: str | Relation, registry: Mapping[str, PrivateAlgorithm]) -> PrivateAlgorithm:
     """``algorithm="auto"`` from the schema and the relation alone: :func:`choose_kind`, then the registry's pick.
 
     When no numeric algorithm serves the relation (add/remove: PrivPC*'s proof
@@ -179,7 +180,7 @@ def auto_algorithm(schema: Schema, relation: str | Relation, registry: Mapping[s
         return choose_algorithm("categorical", relation, registry)
 
 
-def view_for(schema: Schema, spec: AlgorithmSpec) -> Schema:
+def view_for(schema: Schema, spec: PrivateAlgorithm) -> Schema:
     """The schema as ``spec`` reads it: binned numeric columns for categorical algorithms, coded ordinal and
     two-category columns for numeric ones; refused when too narrow or too wide (public rules only)."""
     view = schema.as_categorical() if spec.data == "categorical" else schema.as_numeric()
@@ -193,12 +194,18 @@ def view_for(schema: Schema, spec: AlgorithmSpec) -> Schema:
     return view
 
 
-def run_algorithm(spec: AlgorithmSpec, data: pd.DataFrame, view: Schema, calibration: Calibration, *,
-                  alpha: float, rng: RngLike, max_tests: int | None = None) -> Any:
-    """Run ``spec`` on encoded ``data`` with its public domains from ``view`` and the calibrated parameters."""
+def run_algorithm(spec: PrivateAlgorithm, data: pd.DataFrame, view: Schema, calibration: Calibration, *,
+                  alpha: float, rng: RngLike, max_tests: int | None = None) -> AlgorithmResult:
+    """Run ``spec`` on encoded ``data`` with its public domains from ``view`` and the calibrated parameters.
+
+    Returns the algorithm's :class:`~dpcd.discovery.algorithm.AlgorithmResult` (its graph is ``result.cpdag``).
+    """
     kwargs = {**dict(spec.extra), **calibration.kwargs, spec.domain_arg: view}
     if max_tests is not None and spec.takes_max_order:
         kwargs["max_tests"] = max_tests
     if spec.alpha_arg is not None:
         kwargs[spec.alpha_arg] = alpha
-    return spec.load()(data, rng=as_rng(rng), **kwargs)
+    result = spec.run(data, rng=as_rng(rng), **kwargs)
+    if not isinstance(result, AlgorithmResult):
+        raise TypeError(f"algorithm {spec.name!r} returned {type(result).__name__}, not an AlgorithmResult")
+    return result

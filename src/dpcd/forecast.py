@@ -1,0 +1,468 @@
+"""Forecast what a private release would deliver, before any budget is spent and without reading the data.
+
+(:func:`forecast`; also ``dpcd forecast --schema schema.json --n N --epsilon E1,E2``)
+runs each applicable algorithm of :data:`dpcd.registry.ALGORITHMS` at each
+budget on **synthetic** data of the schema's shape and reports the expected
+skeleton and CPDAG F1 (mean and the 10–90 % range of single runs), the
+expected number of edges and the run time, with the algorithm ``auto`` would
+pick. A data holder reads it to choose a budget and an algorithm, then runs
+:func:`dpcd.release.discover` once.
+
+What it reads
+    The public schema (columns, kinds, categories, bounds), the public row
+    count ``n`` the holder states, the budgets and the algorithm settings —
+    nothing else. The function has no data argument; the forecast costs no
+    privacy budget. Under add/remove ``n`` is protected: give a public guess.
+
+How the synthetic data are made (stated in every forecast)
+    For each repetition, a random DAG over the columns of the algorithm's view
+    of the schema (each pair joined with probability ``degree/(p−1)``, so a
+    node has ``degree`` neighbours on average, in a random causal order), then
+    ``n`` rows: categorical views get random conditional tables
+    (Dirichlet(1) rows) over exactly the schema's categories; numeric views a
+    linear-Gaussian model (weights ±U(0.5, 1)) scaled so that ±3 standard
+    deviations span each column's public bounds, clamped to them, and coded
+    columns rounded to their codes. Real data can have weaker or stronger
+    dependencies: the forecast is a guide, not a promise.
+
+Examples
+--------
+>>> from dpcd.schema import Schema
+>>> result = forecast(Schema.categorical([2, 2, 3], names=["a", "b", "c"]), n=1000, epsilon=[1.0],
+...                 algorithms=["em_pc"], repetitions=2, rng=0)
+>>> list(result.table["algorithm"]), bool(result.table["auto"].iloc[0])
+(['em_pc'], True)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .datasets import random_dag, sample_categorical, sample_linear_gaussian
+from .graphs import cpdag_pair_prf, dag_to_cpdag, skeleton_prf
+from .preparation import (
+    Limits,
+    auto_algorithm,
+    choose_kind,
+    default_limits,
+    load_schema,
+    run_algorithm,
+    view_for,
+)
+from .privacy.relation import relation as as_relation
+from .registry import ALGORITHMS, AUTO_CANDIDATES, AlgorithmUnavailable, CalibrationRefused, PrivateAlgorithm, calibrate
+from .schema import Schema, SchemaError
+from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
+
+__all__ = ["Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1", "FORECAST_COLUMNS",
+           "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
+
+FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
+                    "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
+                    "true_edges", "random_f1", "random_f1_high", "lift", "verdict", "seconds", "max_order",
+                    "max_tests")
+SYNTHETIC_STATEMENT = (
+    "This forecast is synthetic: each algorithm ran on data simulated from random DAGs over the schema's columns "
+    "and domains ({how}), not on your data, which may have weaker or stronger dependencies. No private data was "
+    "read and no privacy budget was spent."
+)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """The result of :func:`forecast`: one row per (algorithm, ε) in ``table`` (columns :data:`FORECAST_COLUMNS`).
+
+    ``skeleton_f1``/``cpdag_f1`` are means over the repetitions, ``*_low`` and
+    ``*_high`` the 10 % and 90 % quantiles of single runs (what one release
+    may give); ``edges`` the mean number of released edges, ``true_edges`` of
+    the synthetic truths. ``random_f1`` is the skeleton F1 a **random graph
+    with the same number of edges** has on average against the same truths,
+    ``random_f1_high`` its 90 % quantile, and ``lift`` = ``skeleton_f1`` −
+    ``random_f1``: what the algorithm finds beyond chance, which a dense graph
+    cannot win (a complete graph has lift 0). ``verdict`` says in words
+    whether the forecast is above the random graph's interval. ``status`` is
+    ``"ok"`` or why the algorithm cannot run at that budget; ``runs`` how many
+    synthetic runs fit in the time budget. ``auto`` marks, per budget, the
+    algorithm ``algorithm="auto"`` picks by this forecast (among
+    :data:`dpcd.registry.AUTO_CANDIDATES` better than chance, the first unless
+    the best is ahead in skeleton F1 by more than :data:`AUTO_MARGIN`; ``discover`` makes the same
+    choice from a forecast with :data:`AUTO_REPETITIONS` runs, see
+    :func:`choose_by_forecast`), and the attribute ``auto`` names the pick at
+    the largest budget; ``max_order``/``max_tests`` the search caps
+    the release would use (:func:`dpcd.preparation.default_limits`).
+    """
+
+    table: pd.DataFrame
+    auto: str | None
+    n: int
+    relation: str
+    schema_sha256: str
+    statement: str
+
+    def best(self, epsilon: float) -> pd.Series | None:
+        """The best row at ``epsilon`` by :func:`ranked` (None when nothing ran)."""
+        rows = ranked(self.table[self.table["epsilon"] == epsilon])
+        return None if rows.empty else rows.iloc[0]
+
+    def plot(self, ax: Any = None, *, max_lines: int = 5):
+        """Skeleton F1 against ε (mean; band: 10–90 % of single runs) beside a random graph's; returns the figure.
+
+        At most ``max_lines`` algorithms are drawn: the ``auto`` pick and the
+        best by lift at the largest budget (the table has them all). The grey
+        dashed line is the 90 % quantile of a random graph with as many edges
+        as the first algorithm drawn releases.
+        """
+        import matplotlib.pyplot as plt
+
+        max_lines = check_int(max_lines, "max_lines", minimum=1)
+        ok = self.table[self.table["status"] == "ok"]
+        if len(ok):
+            top = ok[ok["epsilon"] == ok["epsilon"].max()].sort_values("lift", ascending=False)["algorithm"]
+            keep = list(dict.fromkeys(([self.auto] if self.auto in set(ok["algorithm"]) else []) + list(top)))
+            ok = ok[ok["algorithm"].isin(keep[:max_lines])]
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(6, 3.8))
+        else:
+            fig = ax.figure
+        for i, (name, part) in enumerate(ok.groupby("algorithm", sort=False)):
+            part = part.sort_values("epsilon")
+            colour = plt.get_cmap("tab10")(i % 10)
+            label = part["label"].iloc[0] + (" (auto)" if name == self.auto else "")
+            ax.plot(part["epsilon"], part["skeleton_f1"], marker="o", color=colour, label=label)
+            ax.fill_between(part["epsilon"], part["skeleton_f1_low"], part["skeleton_f1_high"], color=colour,
+                            alpha=0.15)
+            if i == 0:
+                ax.plot(part["epsilon"], part["random_f1_high"], ls="--", color="0.5",
+                        label="random graph, same edges (90 %)")
+        if ok["epsilon"].nunique() > 1 and ok["epsilon"].max() / ok["epsilon"].min() >= 10:
+            ax.set_xscale("log")
+        ax.set_xlabel("total ε")
+        ax.set_ylabel("skeleton F1 (synthetic)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"forecast at n = {self.n} ({self.relation})", fontsize=10)
+        if len(ok):
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        fig.tight_layout()
+        return fig
+
+
+def ranked(rows: pd.DataFrame) -> pd.DataFrame:
+    """Forecast rows that ran, best first: those better than chance by skeleton F1, then the others by lift.
+
+    A row is better than chance when its mean skeleton F1 exceeds the 90 %
+    quantile of a random graph with as many edges — which a dense graph, or a
+    noisy one, does not; among those the F1 itself ranks (the lift would
+    favour whichever releases fewer edges). Rows no better than chance follow,
+    by their lift.
+    """
+    rows = rows[(rows["status"] == "ok") & rows["skeleton_f1"].notna()]
+    good = rows["skeleton_f1"] > rows["random_f1_high"]
+    return pd.concat([rows[good].sort_values("skeleton_f1", ascending=False, kind="stable"),
+                      rows[~good].sort_values("lift", ascending=False, kind="stable")])
+
+
+def random_graph_f1(p: int, true_edges: Sequence[int], released_edges: Sequence[int]) -> tuple[float, float]:
+    """Skeleton F1 of a random graph with the released number of edges: (mean, 90 % quantile), runs pooled.
+
+    For one run with t true and m released edges among C = p(p − 1)/2 pairs, a
+    uniformly random set of m pairs shares TP ~ Hypergeometric(C, t, m) edges
+    with the truth and has F1 = 2·TP/(t + m); the runs are pooled with equal weight.
+
+    >>> mean, high = random_graph_f1(11, [10], [55])   # the complete graph
+    >>> round(mean, 3), round(high, 3)
+    (0.308, 0.308)
+    """
+    from scipy import stats
+
+    pairs = p * (p - 1) // 2
+    values, weights = [], []
+    for t, m in zip(true_edges, released_edges):
+        t, m = int(t), int(m)
+        if t + m == 0:
+            values.append(np.array([1.0]))
+            weights.append(np.array([1.0]))
+            continue
+        support = np.arange(max(0, t + m - pairs), min(t, m) + 1)
+        values.append(2.0 * support / (t + m))
+        weights.append(stats.hypergeom.pmf(support, pairs, t, m))
+    if not values:
+        return math.nan, math.nan
+    value = np.concatenate(values)
+    weight = np.concatenate(weights) / len(values)
+    order = np.argsort(value, kind="stable")
+    cumulative = np.cumsum(weight[order])
+    high = float(value[order][min(int(np.searchsorted(cumulative, 0.9 - 1e-12)), len(order) - 1)])
+    return float(np.sum(value * weight)), high
+
+
+def _applicable(schema: Schema, relation: Any, registry: Mapping[str, PrivateAlgorithm],
+                names: Sequence[str] | None) -> list[PrivateAlgorithm]:
+    if names is not None:
+        if isinstance(names, str) or not all(isinstance(a, str) for a in names):
+            raise TypeError("algorithms must be a list of algorithm names or None")
+        unknown = [a for a in names if a not in registry]
+        if unknown:
+            raise ValueError(f"unknown algorithm(s) {unknown}; known: {sorted(registry)}")
+        return [registry[a] for a in names]
+    numeric_ok = schema.kind == "numeric" or schema.numeric_coding_allowed()
+    return [spec for spec in registry.values()
+            if spec.differentially_private and (spec.data == "categorical" or numeric_ok)]
+
+
+def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Generator) -> tuple[pd.DataFrame,
+                                                                                                  nx.DiGraph]:
+    p = len(view)
+    dag = random_dag(p, min(1.0, degree / (p - 1)), rng)
+    names = dict(zip([f"X{i + 1}" for i in range(p)], view.names))
+    dag = nx.relabel_nodes(dag, names)
+    dag = nx.DiGraph(dag.subgraph(view.names))  # column order = the schema's
+    ordered = nx.DiGraph()
+    ordered.add_nodes_from(view.names)
+    ordered.add_edges_from(dag.edges())
+    if data == "categorical":
+        frame = sample_categorical(ordered, n, rng, cards=view.levels).data
+        return frame.astype(np.int64), ordered
+    frame = sample_linear_gaussian(ordered, n, rng, weight_range=(0.5, 1.0), signed=True).data
+    values = frame.to_numpy(dtype=float)
+    centre, spread = values.mean(axis=0), values.std(axis=0)
+    spread[spread == 0] = 1.0
+    bounds = np.asarray(view.bounds, dtype=float)
+    mid, half = bounds.mean(axis=1), (bounds[:, 1] - bounds[:, 0]) / 2.0
+    scaled = np.clip(mid + (values - centre) / spread * half / 3.0, bounds[:, 0], bounds[:, 1])
+    coded = np.array([c.source is not None for c in view.columns])
+    scaled[:, coded] = np.round(scaled[:, coded])
+    return pd.DataFrame(scaled, columns=list(view.names)), ordered
+
+
+def forecast(
+    schema: Schema | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    n: int,
+    epsilon: float | Sequence[float],
+    delta: float = 1e-6,
+    algorithms: Sequence[str] | None = None,
+    relation: str = "replace",
+    alpha: float = 0.05,
+    max_order: int | None = None,
+    max_tests: int | None = None,
+    repetitions: int = 10,
+    degree: float = 2.0,
+    rng: RngLike = 0,
+    registry: Mapping[str, PrivateAlgorithm] | None = None,
+    time_budget: float | None = 30.0,
+    progress: Callable[[str], None] | None = None,
+) -> Forecast:
+    """Forecast each applicable algorithm's accuracy at each budget, from synthetic data of the schema's shape.
+
+    Parameters
+    ----------
+    schema : the public schema (object, JSON mapping or path; a draft is refused).
+    n : number of rows of the release (public under replace-one; under
+        add/remove a public guess, since the true n is protected).
+    epsilon : one total ε or several.
+    delta, relation, alpha : as in :func:`dpcd.release.discover`.
+    max_order, max_tests : the search caps; None: the defaults a release
+        would use (:func:`dpcd.preparation.default_limits`, from p, n
+        and the domains), so the forecast runs what ``discover`` would run.
+    algorithms : names to forecast (default: every available DP algorithm the
+        schema can feed).
+    repetitions : most synthetic data sets per (algorithm, ε); each gets a fresh DAG.
+    degree : expected number of neighbours of a node in the synthetic DAGs.
+    rng : seed or Generator of the synthetic data and the algorithms' noise.
+    time_budget : seconds per (algorithm, ε): no new repetition starts once
+        they are spent (at least one runs; ``runs`` says how many did). Each
+        run is bounded by the test cap, so a forecast takes about
+        ``time_budget`` × algorithms × budgets at most. None: no budget.
+    progress : called with one line of text before each (algorithm, ε).
+
+    Privacy
+    -------
+    Reads no private data (there is no data argument) and spends no budget:
+    every input is public (schema, n, budgets, settings). Under add/remove the
+    holder must not pass the true n.
+
+    Returns
+    -------
+    Forecast
+        ``table`` with one row per (algorithm, ε), the ``auto`` pick and the
+        plain statement that the forecast is synthetic.
+    """
+    declared = load_schema(schema)
+    n = check_int(n, "n", minimum=10)
+    epsilons = [epsilon] if isinstance(epsilon, (int, float, np.floating, np.integer)) else list(epsilon)
+    if not epsilons:
+        raise ValueError("epsilon must hold at least one budget")
+    epsilons = sorted({check_epsilon(e) for e in epsilons})
+    delta = check_delta(delta)
+    alpha = check_probability(alpha, "alpha")
+    repetitions = check_int(repetitions, "repetitions", minimum=1)
+    degree = check_positive(degree, "degree")
+    if time_budget is not None:
+        time_budget = check_positive(time_budget, "time_budget")
+    target = as_relation(relation)
+    registry = ALGORITHMS if registry is None else registry
+    generator = as_rng(rng)
+    specs = _applicable(declared, target, registry, algorithms)
+    auto = None
+    public_n = n if target.n_public else None
+    rows = []
+    for spec in specs:
+        try:
+            view = view_for(declared, spec)
+        except SchemaError as error:
+            rows += [_row(spec, e, delta, auto, f"not applicable: {error}") for e in epsilons]
+            continue
+        limits = default_limits(view, spec, public_n, max_order=max_order, max_tests=max_tests)
+        seeds = generator.integers(0, 2**63 - 1, size=repetitions)  # the same synthetic truths at every ε
+        for eps in epsilons:
+            if progress is not None:
+                progress(f"{spec.label} at epsilon={eps:g}")
+            try:
+                calibration = calibrate(spec, p=len(view), n=public_n, epsilon=eps, delta=delta, relation=target,
+                                        max_order=limits.max_order)
+            except (CalibrationRefused, ValueError) as error:
+                rows.append(_row(spec, eps, delta, auto, f"refused: {error}", limits=limits))
+                continue
+            runs, status, spent = [], "ok", 0.0
+            for seed in seeds:
+                if time_budget is not None and runs and spent >= time_budget:
+                    break
+                run_rng = np.random.default_rng(seed)
+                frame, dag = _synthetic(view, spec.data, n, degree, run_rng)
+                truth = dag_to_cpdag(dag)
+                start = time.perf_counter()
+                try:
+                    result = run_algorithm(spec, frame, view, calibration, alpha=alpha, rng=run_rng,
+                                           max_tests=limits.max_tests)
+                except (ValueError, MemoryError) as error:
+                    status = f"failed: {' '.join(str(error).split())}"
+                    break
+                seconds = time.perf_counter() - start
+                spent += seconds
+                graph = result.cpdag
+                runs.append({"skeleton_f1": skeleton_prf(graph, truth)["f1"],
+                             "cpdag_f1": cpdag_pair_prf(graph, truth)["f1"],
+                             "edges": graph.to_undirected().number_of_edges(),
+                             "true_edges": dag.number_of_edges(), "seconds": seconds})
+            rows.append(_row(spec, eps, calibration.guarantee["delta"], auto, status,
+                             runs if status == "ok" else [], p=len(view), limits=limits))
+    table = pd.DataFrame.from_records(rows, columns=list(FORECAST_COLUMNS))
+    picks = _auto_picks(table, declared, target, registry)
+    table["auto"] = [picks.get(eps) == name for name, eps in zip(table["algorithm"], table["epsilon"])]
+    auto = picks.get(max(epsilons)) if picks else None
+    how = (f"up to {repetitions} random DAGs with {degree:g} neighbours per node on average (as many as fit in "
+           f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
+           f"{repetitions} random DAGs with {degree:g} neighbours per node on average, n = {n}; ")
+    how += ("categorical views: random conditional tables over the schema's categories; numeric views: "
+            "linear-Gaussian, scaled to the public bounds")
+    return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
+
+
+def _auto_picks(table: pd.DataFrame, schema: Schema, target: Any,
+                registry: Mapping[str, PrivateAlgorithm]) -> dict[float, str]:
+    """``algorithm="auto"`` at each budget of ``table``: among :data:`dpcd.registry.AUTO_CANDIDATES` better than
+    chance, the first unless the best (:func:`ranked`) has a skeleton F1 ahead by more than :data:`AUTO_MARGIN`.
+
+    Without a forecast row of any candidate (none ran, or none was asked for),
+    the registry's fixed preference (:func:`dpcd.preparation.auto_algorithm`).
+    """
+    order = list(AUTO_CANDIDATES.get(choose_kind(schema), ()))
+    picks: dict[float, str] = {}
+    for eps in sorted(set(table["epsilon"])):
+        rows = ranked(table[(table["epsilon"] == eps) & table["algorithm"].isin(order)])
+        if len(rows):
+            best = rows.iloc[0]
+            good = rows[rows["skeleton_f1"] > rows["random_f1_high"]]
+            preferred = good.iloc[int(np.argmin([order.index(a) for a in good["algorithm"]]))] if len(good) else best
+            picks[eps] = str(best["algorithm"] if best["skeleton_f1"] > preferred["skeleton_f1"] + AUTO_MARGIN
+                             else preferred["algorithm"])
+            continue
+        try:
+            picks[eps] = auto_algorithm(schema, target, registry).name
+        except AlgorithmUnavailable:
+            pass
+    return picks
+
+
+AUTO_MARGIN = 0.1
+"""``auto`` leaves the first of :data:`dpcd.registry.AUTO_CANDIDATES` better than chance (the best on real networks
+in the benchmark) only for a candidate whose forecast skeleton F1 is ahead by more than this: forecasts of close
+candidates on synthetic data differ by chance more than by merit."""
+AUTO_REPETITIONS = 3
+"""Synthetic runs per candidate when ``discover`` picks ``auto`` by forecast (``dpcd forecast`` may run more)."""
+AUTO_TIME_BUDGET = 5.0
+"""Seconds per candidate for that forecast (at least one run each)."""
+
+
+def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[str], *, n: int, epsilon: float,
+                       delta: float = 1e-6, relation: str = "replace", alpha: float = 0.05,
+                       registry: Mapping[str, PrivateAlgorithm] | None = None, rng: RngLike = 0
+                       ) -> tuple[PrivateAlgorithm, Forecast]:
+    """``algorithm="auto"``: the candidate with the best forecast at this budget, and that forecast.
+
+    Runs :func:`forecast` for the schema's :data:`dpcd.registry.AUTO_CANDIDATES`
+    (those proven for ``relation``) with :data:`AUTO_REPETITIONS` synthetic
+    data sets each and keeps the first candidate better than a random graph with
+    as many edges unless the best (:func:`ranked`) is ahead in skeleton F1 by
+    more than :data:`AUTO_MARGIN`. Every input is public — there is no data argument — so the
+    choice spends no budget. Under add/remove n is protected and no forecast
+    can be made: the registry's fixed preference is used instead.
+
+    >>> from dpcd.schema import Schema
+    >>> spec, result = choose_by_forecast(Schema.categorical([2, 2, 3]), n=2000, epsilon=1.0)
+    >>> spec.name in {"marginal_pc", "mst_pc", "em_pc", "lapmech"}, bool(result.table["auto"].any())
+    (True, True)
+    """
+    declared = load_schema(schema)
+    registry = ALGORITHMS if registry is None else registry
+    target = as_relation(relation)
+    if not target.n_public:
+        return auto_algorithm(declared, target, registry), None
+    names = [name for name in AUTO_CANDIDATES.get(choose_kind(declared), ()) if name in registry]
+    result = forecast(declared, n=n, epsilon=[epsilon], delta=delta, algorithms=names, relation=target.name,
+                      alpha=alpha, repetitions=AUTO_REPETITIONS, rng=rng, registry=registry,
+                      time_budget=AUTO_TIME_BUDGET)
+    name = result.auto if result.auto is not None else auto_algorithm(declared, target, registry).name
+    return registry[name], result
+
+
+def _verdict(skeleton_f1: float, random_high: float) -> str:
+    if math.isnan(skeleton_f1) or math.isnan(random_high):
+        return ""
+    if skeleton_f1 <= random_high:
+        return ("not better than chance: the mean skeleton F1 is within the 90 % range of a random graph with the "
+                "same number of edges")
+    return "better than a random graph with the same number of edges"
+
+
+def _row(spec: PrivateAlgorithm, epsilon: float, delta: float, auto: str | None, status: str,
+         runs: Sequence[Mapping[str, float]] = (), *, p: int | None = None, limits: Limits | None = None
+         ) -> dict[str, Any]:
+    row: dict[str, Any] = {"algorithm": spec.name, "label": spec.label, "epsilon": epsilon, "delta": delta,
+                           "auto": spec.name == auto, "status": status, "runs": len(runs)}
+    frame = pd.DataFrame.from_records(list(runs)) if runs else None
+    for metric in ("skeleton_f1", "cpdag_f1"):
+        values = frame[metric].to_numpy(dtype=float) if frame is not None else np.array([])
+        row[metric] = float(np.nanmean(values)) if values.size else math.nan
+        row[f"{metric}_low"] = float(np.nanquantile(values, 0.1)) if values.size else math.nan
+        row[f"{metric}_high"] = float(np.nanquantile(values, 0.9)) if values.size else math.nan
+    for metric in ("edges", "true_edges", "seconds"):
+        row[metric] = float(frame[metric].mean()) if frame is not None else math.nan
+    if frame is not None and p is not None:
+        row["random_f1"], row["random_f1_high"] = random_graph_f1(p, frame["true_edges"], frame["edges"])
+    else:
+        row["random_f1"] = row["random_f1_high"] = math.nan
+    row["lift"] = row["skeleton_f1"] - row["random_f1"]
+    row["verdict"] = _verdict(row["skeleton_f1"], row["random_f1_high"])
+    row["max_order"] = None if limits is None else limits.max_order
+    row["max_tests"] = None if limits is None else limits.max_tests
+    return row

@@ -1,0 +1,109 @@
+"""Calibration: from a privacy map and a target ε to the largest parameter that meets it (one generic search).
+
+A per-round algorithm's parameter x (ε per test, ε per removed edge, or the
+inverse of a noise multiplier) maps to the ε of its worst case by an
+increasing function ``total(x)`` — its privacy map on a fixed number of
+rounds, composed by an accountant (``math.inf`` where x breaks the target δ).
+:func:`largest_parameter` finds the largest x with ``total(x) ≤ epsilon`` up to
+a relative tolerance, in the spirit of ``dp_accounting``'s
+``calibrate_dp_mechanism``: bracketing by factors of 4, bisection while the
+upper end is infeasible outright, then regula falsi (Illinois) on
+log total(exp(·)), which is smooth and increasing. The returned x is always
+feasible. :func:`dpcd.registry.calibrate` and the audit's claims use it.
+
+>>> round(largest_parameter(lambda x: 10 * x, epsilon=1.0), 4)   # ten rounds of x compose to 10x
+0.1
+>>> largest_parameter(lambda x: 10 * x, epsilon=1.0, rtol=1e-9) <= 0.1
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..validation import check_epsilon, check_positive
+
+__all__ = ["CalibrationError", "largest_parameter"]
+
+
+class CalibrationError(ValueError):
+    """No parameter meets the target (even a vanishing one composes above it).
+
+    >>> try:
+    ...     largest_parameter(lambda x: 2.0, epsilon=1.0)   # a fixed cost above the target
+    ... except CalibrationError as error:
+    ...     print(error, isinstance(error, ValueError))
+    no parameter above 1e-12 composes within epsilon=1.0 True
+    """
+
+
+def largest_parameter(total: Callable[[float], float], *, epsilon: float, rtol: float = 0.005,
+                      start: float | None = None, smallest: float = 1e-12, largest: float = 1e6) -> float:
+    """The largest x in [``smallest``, ``largest``] with ``total(x) ≤ epsilon`` (to ``rtol`` in ε).
+
+    ``total`` must increase with x (``math.inf`` for an infeasible x). The
+    search starts at ``start`` (default ``epsilon``); the result is one of
+    the points where ``total`` was evaluated and found within the target.
+    Raises :class:`CalibrationError` when even ``smallest`` exceeds it.
+
+    >>> x = largest_parameter(lambda x: 10 * x, epsilon=1.0)   # ten rounds of x compose to 10x
+    >>> round(x, 4), 10 * x <= 1.0
+    (0.1, True)
+    >>> round(largest_parameter(lambda x: 10 * x if x < 0.05 else math.inf, epsilon=1.0), 3)   # δ broken above 0.05
+    0.05
+    >>> largest_parameter(lambda x: 2.0, epsilon=1.0)
+    Traceback (most recent call last):
+    ...
+    dpcd.privacy.calibration.CalibrationError: no parameter above 1e-12 composes within epsilon=1.0
+    """
+    epsilon = check_epsilon(epsilon)
+    rtol = check_positive(rtol, "rtol")
+    lo = epsilon if start is None else check_positive(start, "start")
+    f_lo = total(lo)
+    while f_lo > epsilon:
+        lo /= 4.0
+        f_lo = total(lo)
+        if lo < smallest:
+            raise CalibrationError(f"no parameter above {smallest:g} composes within epsilon={epsilon}")
+    hi = lo * 4.0
+    f_hi = total(hi)
+    while f_hi <= epsilon:
+        lo, f_lo = hi, f_hi
+        hi *= 4.0
+        f_hi = total(hi)
+        if hi > largest:
+            return lo
+    if not math.isfinite(f_hi):
+        for _ in range(60):  # bisection while the upper end is infeasible outright
+            mid = math.sqrt(lo * hi)
+            f_mid = total(mid)
+            if f_mid <= epsilon:
+                lo, f_lo = mid, f_mid
+            else:
+                hi, f_hi = mid, f_mid
+            if math.isfinite(f_hi) or hi / lo < 1 + rtol:
+                break
+        if not math.isfinite(f_hi):
+            return lo
+    g_lo, g_hi = math.log(max(f_lo, 1e-300) / epsilon), math.log(f_hi / epsilon)
+    side = 0
+    for _ in range(60):
+        if g_lo > math.log1p(-rtol):
+            break
+        x_lo, x_hi = math.log(lo), math.log(hi)
+        x = x_lo - g_lo * (x_hi - x_lo) / (g_hi - g_lo)
+        x = min(max(x, x_lo + 1e-9), x_hi - 1e-9)
+        value = total(math.exp(x))
+        g = math.log(max(value, 1e-300) / epsilon) if math.isfinite(value) else math.inf
+        if g <= 0:
+            lo, g_lo = math.exp(x), g
+            if side == -1:
+                g_hi /= 2
+            side = -1
+        else:
+            hi, g_hi = math.exp(x), (g if math.isfinite(g) else 2 * abs(g_lo) + 1)
+            if side == 1:
+                g_lo /= 2
+            side = 1
+    return lo
