@@ -1,4 +1,4 @@
-"""`dpcd discover` and `dpcd plan` as a data holder runs them: with default flags, on tables like theirs.
+"""`dpcd discover` and `dpcd forecast` as a data holder runs them: with default flags, on tables like theirs.
 
 Each case has a time budget (the README's promise: a release and a forecast in seconds to a minute) that the
 benchmark checks; nothing here runs in `make test`.
