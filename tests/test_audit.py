@@ -482,3 +482,15 @@ def test_discover_with_a_public_default_seed_is_flagged():
     assert result.violation and {result.p0, result.p1} == {0.0, 1.0}, result.to_row()
     fresh = replace(case, mechanism=replace(case.mechanism, seed=None), expect_violation=False)
     assert not audit.run_case(fresh, n_runs=40, n_select=10, rng=6).violation  # the same pair, fresh noise
+
+
+def test_every_algorithm_case_and_broken_variant_builds_and_runs_once():
+    # every case's whole path (builder, the algorithm it names, its run) at the smallest size: an import or a
+    # renamed function in a case shows here, not in the privacy_audit notebook
+    cases = [audit.algorithm_case(name, epsilon=1.0, rng=0, size="smoke") for name in audit.CASES]
+    cases += audit.broken_algorithm_cases(epsilon=1.0, rng=0, size="smoke")
+    for case in cases:
+        generator = np.random.default_rng(0)
+        output = case.mechanism(case.pair.data, generator, 2) if case.vectorised else \
+            case.mechanism(case.pair.data, generator)
+        assert output is not None, case.name

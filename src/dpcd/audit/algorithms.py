@@ -560,11 +560,9 @@ def _score_based(name: str, epsilon: float, rng: np.random.Generator, size: str)
         kwargs["max_evaluations"] = evaluations
         claim_delta = m / n + evaluations * delta
     else:
-        from ..discovery.curate_sb import (
-            plan as _plan,  # the schedule length I is public (Lemma 2)
-        )
-
-        iterations = _plan(epsilon_total=epsilon, delta=delta, n=n, line_search_size=m).parameters["iterations"]
+        # the schedule length I is public (Lemma 2): read from the algorithm's privacy map
+        iterations = ALGORITHMS[name].privacy_map(epsilon_total=epsilon, delta=delta, n=n,
+                                                  line_search_size=m).parameters["iterations"]
         claim_delta = m / n + iterations * delta
     run = AlgorithmRun(name, tuple(sorted(kwargs.items())))
     label = ALGORITHMS[name].label

@@ -58,7 +58,7 @@ from .private_notears import (
     line_search_charge,
     prepare_run,
     private_notears,
-    score_plan,
+    score_worst_case,
 )
 
 __all__ = ["CURATE_SB", "SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb", "worst_case",
@@ -167,7 +167,7 @@ def worst_case(*, epsilon_total: float, delta: float, n: int, schedule: Schedule
     delta = check_delta(delta)
     eps_ls, _ = line_search_charge(*check_subset_size(n, line_search_size))
     budgets, e0, _ = _schedule(schedule, epsilon_total - eps_ls, epsilon0, indexing)
-    return score_plan("curate_sb", budgets, delta=delta, n=n, line_search_size=line_search_size,
+    return score_worst_case("curate_sb", budgets, delta=delta, n=n, line_search_size=line_search_size,
                       theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), Lemma 2 schedule, line-search "
                               "subset as NOLEAKS, basic composition",
                       parameters={"epsilon_total": epsilon_total, "schedule": schedule, "epsilon0": e0,

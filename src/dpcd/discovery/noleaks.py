@@ -74,11 +74,11 @@ from .private_notears import (
     line_search_charge,
     prepare_run,
     private_notears,
-    score_plan,
+    score_worst_case,
 )
 
 __all__ = ["NOLEAKS", "clipped_gradient", "gradient_sensitivity", "line_search_charge", "private_notears", "noleaks",
-           "prepare_run", "worst_case", "RELATION", "PUBLIC", "score_plan", "check_subset_size"]
+           "prepare_run", "worst_case", "RELATION", "PUBLIC", "score_worst_case", "check_subset_size"]
 
 def worst_case(*, epsilon_total: float, delta: float, n: int, max_evaluations: int = 100,
          line_search_size: int = 1000) -> WorstCase:
@@ -94,7 +94,7 @@ def worst_case(*, epsilon_total: float, delta: float, n: int, max_evaluations: i
     if epsilon_total <= eps_ls:
         raise ValueError(f"epsilon_total={epsilon_total} does not exceed the line-search subset's charge {eps_ls:.4g}")
     budgets = np.full(max_evaluations, (epsilon_total - eps_ls) / max_evaluations)
-    return score_plan("noleaks", budgets, delta=delta, n=n, line_search_size=line_search_size,
+    return score_worst_case("noleaks", budgets, delta=delta, n=n, line_search_size=line_search_size,
                       theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), exact statistics of a random "
                               "m-row subset (NOLEAKS artifact), basic composition",
                       parameters={"epsilon_total": epsilon_total, "max_evaluations": max_evaluations})

@@ -314,12 +314,12 @@ def _with(result: PCResult, **changes) -> PCResult:
     return replace(result, **changes)
 
 
-def _no_plan(**parameters) -> WorstCase:
+def _no_worst_case(**parameters) -> WorstCase:
     raise ValueError("PCD calibrates its noise to a local sensitivity: it has no data-independent privacy plan")
 
 
 PCD = PrivateAlgorithm(
     name="pcd", label="PCD", data="numeric", relation=RELATION, public=("m", "which columns are continuous"),
-    budget="per_test", budget_arg="epsilon_per_test", run=pcd, privacy_map=_no_plan, proof="not DP",
+    budget="per_test", budget_arg="epsilon_per_test", run=pcd, privacy_map=_no_worst_case, proof="not DP",
     theorem="Zhang et al. 2023 (local sensitivity: no DP guarantee)", extra={"ci_test": "kendall", "continuous": True})
 """PCD as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm` (``proof="not DP"``: ``discover`` refuses it)."""

@@ -104,7 +104,7 @@ class SieveKendallDecider(Decider):
                                     lambda: self.query(x, y, S))
 
 
-def _examined_plan(name: str, rounds: int, epsilon_per_test: float, delta: float, theorem: str,
+def _examined_worst_case(name: str, rounds: int, epsilon_per_test: float, delta: float, theorem: str,
                    parameters: dict) -> WorstCase:
     """Plan of a sieve-and-examine run of at most ``rounds`` examined tests (ε/2 sieve + ε/2 examine) plus
     one open sieve (ε/2), composed by the tight PLD accountant at ``delta``."""
@@ -133,7 +133,7 @@ def worst_case(*, epsilon_per_test: float, delta: float, p: int, n: int, max_ord
     p = check_int(p, "p", minimum=2)
     n = check_int(n, "n", minimum=2)
     order = max(p - 2, 0) if max_order is None else check_int(max_order, "max_order", minimum=0)
-    return _examined_plan("priv_pc", worst_case_tests(p, order), epsilon_per_test, delta,
+    return _examined_worst_case("priv_pc", worst_case_tests(p, order), epsilon_per_test, delta,
                           "Wang, Pang & Song 2020, Thm. 1 per examined test (sieve amplified by sub-sampling, Balle, Barthe & Gaboardi 2018, Thm. 9; "
                           "Laplace examine), worst-case number of tests composed by the PLD accountant",
                           {"epsilon_per_test": epsilon_per_test, "max_order": order})

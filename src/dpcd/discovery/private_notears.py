@@ -26,7 +26,7 @@ from .notears import acyclicity
 from .pc import node_names_of
 
 __all__ = ["RELATION", "PUBLIC", "clipped_gradient", "gradient_sensitivity", "line_search_charge",
-           "private_notears", "prepare_run", "score_plan", "check_subset_size"]
+           "private_notears", "prepare_run", "score_worst_case", "check_subset_size"]
 
 RELATION = REPLACE_ONE
 """The private NOTEARS algorithms' guarantees are stated under replace one record, with n public."""
@@ -202,7 +202,7 @@ def prepare_run(X, node_names, delta, lambda1, clip, w_threshold, line_search_si
     return names, X, delta, clip, generator, rows, ledger, eps_ls
 
 
-def score_plan(name: str, budgets: np.ndarray, *, delta: float, n: int, line_search_size: int,
+def score_worst_case(name: str, budgets: np.ndarray, *, delta: float, n: int, line_search_size: int,
                theorem: str, parameters: dict) -> WorstCase:
     """Plan of a private-NOTEARS run: the line-search subset plus one analytic-Gaussian charge per budget.
 
