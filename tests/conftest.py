@@ -26,3 +26,18 @@ def notebooks_dir() -> Path:
 def rng() -> np.random.Generator:
     """A fresh generator with a fixed seed."""
     return np.random.default_rng(20240607)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def calibration_store(tmp_path_factory) -> Path:
+    """The calibration store of the test session: a fresh folder, never the user's ``~/.cache/dpcd``."""
+    import os
+
+    folder = tmp_path_factory.mktemp("dpcd-cache")
+    previous = os.environ.get("DPCD_CACHE_DIR")
+    os.environ["DPCD_CACHE_DIR"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("DPCD_CACHE_DIR", None)
+    else:
+        os.environ["DPCD_CACHE_DIR"] = previous

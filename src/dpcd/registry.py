@@ -62,7 +62,7 @@ from .discovery.priv_pc import PRIV_PC
 from .discovery.privpc_star import PRIVPC_STAR
 from .discovery.subsampled_gaussian_pc import SUBSAMPLED_GAUSSIAN
 from .discovery.svt_pc import SVT_PC
-from .privacy.calibration import CalibrationError, largest_parameter
+from .privacy.calibration import CalibrationError, largest_parameter, stored_parameter
 from .privacy.relation import Relation, WorstCase, needed
 from .privacy.relation import relation as as_relation
 from .validation import check_delta, check_epsilon, check_int
@@ -221,7 +221,9 @@ def _fits(value: tuple[float, float], epsilon: float, delta: float) -> bool:
 def _search(name: str, p: int, n: int | None, max_order: int | None, epsilon: float, delta: float,
             rtol: float) -> float:
     """Largest per-round parameter x whose worst-case ε (native relation, at ``delta``) is ≤ ``epsilon``
-    (:func:`dpcd.privacy.calibration.largest_parameter` on the worst case; memoised: public inputs only)."""
+    (:func:`dpcd.privacy.calibration.largest_parameter` on the worst case). Public inputs only, so it is
+    memoised in the process and stored on disk across processes (:func:`dpcd.privacy.calibration.stored_parameter`,
+    keyed by the inputs and a fingerprint of the code the worst case depends on)."""
     spec = ALGORITHMS[name]
 
     def total(x: float) -> float:
@@ -232,10 +234,36 @@ def _search(name: str, p: int, n: int | None, max_order: int | None, epsilon: fl
         worst = worst_case_of(spec, p=p, n=n, **params)
         return worst.epsilon if worst.delta <= delta * (1 + 1e-9) else math.inf
 
-    try:
-        return largest_parameter(total, epsilon=epsilon, rtol=rtol)
-    except CalibrationError:
-        raise CalibrationRefused(f"algorithm {name!r}: no parameter meets epsilon={epsilon}, delta={delta}") from None
+    def search() -> float:
+        try:
+            return largest_parameter(total, epsilon=epsilon, rtol=rtol)
+        except CalibrationError:
+            raise CalibrationRefused(f"algorithm {name!r}: no parameter meets epsilon={epsilon}, "
+                                     f"delta={delta}") from None
+
+    key = {"algorithm": name, "p": p, "n": n, "max_order": max_order, "epsilon": epsilon, "delta": delta,
+           "rtol": rtol, "code": _worst_case_code(spec.privacy_map.__module__)}
+    return stored_parameter(key, search)
+
+
+@functools.lru_cache(maxsize=None)
+def _worst_case_code(module: str) -> str:
+    """Fingerprint of the code a worst case depends on: the algorithm's module, the privacy package, the PC
+    engine and shared algorithm pieces, and the versions of the accountant's libraries."""
+    import hashlib
+    import sys
+    from importlib import metadata
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    files = [Path(sys.modules[module].__file__), *sorted((here / "privacy").glob("*.py")),
+             *(here / "discovery" / f for f in ("pc.py", "algorithm.py", "kendall_family.py", "private_notears.py"))]
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.read_bytes())
+    for package in ("dp-accounting", "numpy", "scipy"):
+        digest.update(f"{package}={metadata.version(package)}".encode())
+    return digest.hexdigest()[:16]
 
 
 def calibrate(spec: PrivateAlgorithm, *, p: int, n: int | None, epsilon: float, delta: float,

@@ -260,7 +260,14 @@ class Column:
         ``"2.0"``. Vectorised: one pass per rule over the column.
         """
         categories = pd.Index(self.categories, dtype=object)
-        if values.dtype == object or isinstance(values.dtype, pd.StringDtype):
+        kind = pd.api.types.infer_dtype(values, skipna=True)
+        if kind in ("string", "integer", "floating", "mixed-integer-float", "boolean", "empty"):
+            # one label per distinct value (a column has few): the same labels, one Python call per value, not cell
+            index, distinct = pd.factorize(values, use_na_sentinel=True)
+            labels = np.array([v.strip() or None if isinstance(v, str) else _label(v) for v in distinct] + [None],
+                              dtype=object)
+            text = pd.Series(labels[index], index=values.index, dtype=object)  # index −1: the trailing None
+        elif values.dtype == object or isinstance(values.dtype, pd.StringDtype):
             text = values.astype(object).where(values.notna(), None)
             text = text.map(lambda v: _label(v) if not isinstance(v, str) else (v.strip() or None))
         else:

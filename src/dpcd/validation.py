@@ -148,3 +148,67 @@ def as_data_matrix(data, name: str = "data", *, kind: str = "numeric", min_rows:
             raise ValueError(f"{name} must hold non-negative integer codes 0..k-1")
         return array
     raise ValueError(f"kind must be 'numeric' or 'discrete', got {kind!r}")
+
+
+def as_code_matrix(data, name: str = "data", *, min_rows: int = 3) -> np.ndarray:
+    """Integer category codes as a Fortran-ordered array of the smallest unsigned type that holds them.
+
+    The checks of ``as_data_matrix(kind="discrete")``, made column by column
+    so that no int64 copy of the whole table is held (a million rows of 37
+    columns take 37 MB as uint8 codes, 296 MB as int64).
+
+    >>> as_code_matrix(pd.DataFrame({"a": [0, 1, 2], "b": [1, 1, 0]})).dtype
+    dtype('uint8')
+    """
+    if isinstance(data, pd.DataFrame):
+        columns = [data.iloc[:, j] for j in range(data.shape[1])]
+        shape = data.shape
+    else:
+        array = np.asarray(data)
+        if array.ndim != 2:
+            raise ValueError(f"{name} must be 2-D (rows x variables), got shape {array.shape}")
+        columns = [array[:, j] for j in range(array.shape[1])]
+        shape = array.shape
+    if shape[0] < min_rows:
+        raise ValueError(f"{name} has {shape[0]} rows; at least {min_rows} are needed")
+    if shape[1] < 2:
+        raise ValueError(f"{name} has {shape[1]} column(s); at least 2 variables are needed")
+    top = 0
+    values = []
+    for j, column in enumerate(columns):
+        if isinstance(column, pd.Series) and not pd.api.types.is_numeric_dtype(column):
+            raise TypeError(f"{name} has non-numeric column(s) {[data.columns[j]]}; encode categories as integers "
+                            "first (dpcd.datasets.encode_categorical)")
+        values_j = _integer_codes(column.to_numpy() if isinstance(column, pd.Series) else column, name, j)
+        top = max(top, int(values_j.max(initial=0)))
+        values.append(values_j)
+    out = np.empty(shape, dtype=code_dtype(top), order="F")
+    for j, values_j in enumerate(values):
+        out[:, j] = values_j
+    return out
+
+
+def code_dtype(top: int) -> type:
+    """The smallest unsigned integer type holding codes 0..``top``.
+
+    >>> code_dtype(255), code_dtype(256)
+    (<class 'numpy.uint8'>, <class 'numpy.uint16'>)
+    """
+    return np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.uint32 if top < 1 << 32 else np.int64
+
+
+def _integer_codes(values: np.ndarray, name: str, j: int) -> np.ndarray:
+    """One column's values checked as non-negative integer codes (no copy when they already are)."""
+    if values.dtype == bool:
+        return values.view(np.uint8)
+    if not np.issubdtype(values.dtype, np.number):
+        raise TypeError(f"{name} must be numeric, got dtype {values.dtype} in column {j}")
+    if np.issubdtype(values.dtype, np.floating):
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{name} contains NaN or infinite values in column(s) [{j}]")
+        if not np.all(values == np.round(values)):
+            raise TypeError(f"{name} must hold integer category codes for a discrete test; column(s) [{j}] are not "
+                            "integer-valued (use a numeric test such as Fisher-z, or discretise first)")
+    if values.size and values.min() < 0:
+        raise ValueError(f"{name} must hold non-negative integer codes 0..k-1")
+    return values

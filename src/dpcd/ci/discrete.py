@@ -25,6 +25,7 @@ from ..validation import as_data_matrix
 from .result import CIResult, normal_two_sided_p
 
 __all__ = [
+    "distinct_rows",
     "DEGENERATE_CONVENTIONS",
     "check_degenerate",
     "informative_strata",
@@ -120,27 +121,84 @@ def marginal_table(codes: np.ndarray, levels: Sequence[int], columns: Sequence[i
 
 
 def contingency_table(codes: np.ndarray, x: int, y: int, S: Sequence[int] = (),
-                      levels: np.ndarray | None = None) -> np.ndarray:
+                      levels: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
     """Counts of (S-stratum, X, Y) as an array of shape (strata, |X|, |Y|).
 
     ``codes`` holds integer codes 0..k−1 per column (rows × variables; a
     Fortran-ordered array is fastest, since each test reads whole columns).
     Only strata that occur in the data are kept (empty strata carry no
-    information and are dropped, as in causal-learn and pgmpy).
+    information and are dropped, as in causal-learn and pgmpy). ``weights``
+    (optional) is each row's multiplicity when ``codes`` holds distinct rows
+    (:func:`distinct_rows`): the table is the same integer array.
     """
     if levels is None:
         levels = observed_levels(codes)
     kx, ky = int(levels[x]), int(levels[y])
     S = list(S)
-    s_code, ks = _stratum_codes([codes[:, s] for s in S], [levels[s] for s in S], codes.shape[0])
-    s_code *= kx
-    s_code += codes[:, x]
-    s_code *= ky
-    s_code += codes[:, y]
-    table = np.bincount(s_code, minlength=ks * kx * ky).reshape(ks, kx, ky)
+    n = codes.shape[0]
+    cells = math.prod(int(levels[s]) for s in S) * kx * ky
+    if cells <= max(4 * n, 1 << 16) and cells < 1 << 31:
+        # every stratum code fits a small integer: build it in the narrowest type (fewer bytes per pass);
+        # the table is the same as through _stratum_codes, whose compression keeps the strata in code order
+        dtype = np.int16 if cells < 1 << 15 else np.int32
+        first, *rest = [*S, x, y]
+        s_code = codes[:, first].astype(dtype)
+        for column in rest:
+            s_code *= dtype(levels[column])
+            s_code += codes[:, column]
+        ks = cells // (kx * ky)
+    else:
+        s_code, ks = _stratum_codes([codes[:, s] for s in S], [levels[s] for s in S], n)
+        s_code *= kx
+        s_code += codes[:, x]
+        s_code *= ky
+        s_code += codes[:, y]
+    if weights is None:
+        table = np.bincount(s_code, minlength=ks * kx * ky)
+    else:  # integer multiplicities summed in float64 are exact below 2**53: the same counts
+        table = np.bincount(s_code, weights=weights, minlength=ks * kx * ky).astype(np.int64)
+    table = table.reshape(ks, kx, ky)
     if ks > 1:
         table = table[table.sum(axis=(1, 2)) > 0]
     return table
+
+
+def distinct_rows(codes: np.ndarray, levels: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``codes`` (in first-occurrence order) and how often each occurs.
+
+    Every count of a contingency table is a sum over rows, so the tables of
+    the distinct rows weighted by their multiplicities equal those of the
+    data (:func:`contingency_table` with ``weights``). Rows are keyed by
+    mixed-radix codes over the public ``levels`` (several 63-bit words when
+    the product of the levels is larger), sorted once.
+
+    >>> rows, counts = distinct_rows(np.array([[0, 1], [1, 0], [0, 1]]), [2, 2])
+    >>> rows.tolist(), counts.tolist()
+    ([[0, 1], [1, 0]], [2, 1])
+    """
+    n = codes.shape[0]
+    words: list[np.ndarray] = []
+    key = np.zeros(n, dtype=np.int64)
+    radix = 1
+    for j in range(codes.shape[1]):
+        k = max(int(levels[j]), 1)
+        if radix * k >= 1 << 62:
+            words.append(key)
+            key, radix = np.zeros(n, dtype=np.int64), 1
+        key *= k
+        key += codes[:, j]
+        radix *= k
+    words.append(key)
+    order = np.lexsort(words[::-1])
+    sorted_words = [w[order] for w in words]
+    new = np.ones(n, dtype=bool)
+    if n:
+        new[1:] = np.any([w[1:] != w[:-1] for w in sorted_words], axis=0)
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, n))
+    first = order[starts]  # lexsort is stable: the first occurrence of each distinct row
+    by_position = np.argsort(first, kind="stable")
+    return np.asfortranarray(codes[first[by_position]]), counts[by_position].astype(np.int64)
 
 
 def chi2_type_statistic(table: np.ndarray, kind: Literal["g2", "chi2"]) -> tuple[float, float, float]:

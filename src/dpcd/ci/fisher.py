@@ -15,10 +15,10 @@ import numpy as np
 from ..validation import as_data_matrix
 from .result import CIResult, normal_two_sided_p
 
-__all__ = ["SingularCovarianceError", "partial_correlation", "fisher_z_from_matrix", "fisher_z_test"]
+__all__ = ["MAX_INFLATION", "SingularCovarianceError", "partial_correlation", "fisher_z_from_matrix", "fisher_z_test"]
 
 
-_MAX_INFLATION = 1e12
+MAX_INFLATION = 1e12
 
 
 class SingularCovarianceError(ValueError):
@@ -40,7 +40,7 @@ def partial_correlation(matrix: np.ndarray, x: int, y: int, S: Sequence[int] = (
         raise SingularCovarianceError(f"the covariance sub-matrix of variables {idx} is singular") from err
     # 1/(1 − R²) of X (resp. Y) on the other variables: beyond 1e12 the sub-matrix is singular to working precision
     inflation = np.abs(np.diag(precision)[:2] * np.diag(sub)[:2])
-    if not (np.all(np.isfinite(precision)) and np.all(inflation <= _MAX_INFLATION)):
+    if not (np.all(np.isfinite(precision)) and np.all(inflation <= MAX_INFLATION)):
         raise SingularCovarianceError(f"the covariance sub-matrix of variables {idx} is singular "
                                       "to working precision")
     r = -precision[0, 1] / np.sqrt(abs(precision[0, 0] * precision[1, 1]))

@@ -43,7 +43,7 @@ from typing import Callable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from ..ci import CIResult, CITester
+from ..ci import TESTS, CIResult, CITester
 from ..graphs import apply_meek_rules
 from ..validation import check_int, check_probability
 
@@ -101,6 +101,18 @@ class Decider:
     #: set to True in subclasses that implement ``decide_node`` instead of ``decide``
     per_node: bool = False
 
+    #: set to True when ``decide`` gives the same answers whichever process asks and in whatever order the pairs
+    #: come (no noise drawn, no state beyond a memo): the engine may then test the pairs of one order in worker
+    #: processes (``n_jobs``), each with a copy of the decider
+    parallel_safe: bool = False
+
+    def worker_counts(self) -> dict[str, int]:
+        """Counters a worker's copy of a ``parallel_safe`` decider accumulated (added back by :meth:`add_counts`)."""
+        return {}
+
+    def add_counts(self, counts: Mapping[str, int]) -> None:
+        """Add a worker copy's :meth:`worker_counts` to this decider's own."""
+
     def decide_node(self, x: int, neighbours: np.ndarray, order: int,
                     adjacency: np.ndarray) -> tuple[Mapping[int, tuple[int, ...]], int]:
         """Per-node decisions (EM-PC): ``({y: S, ...}, n_tests)``.
@@ -118,8 +130,19 @@ class PValueDecider(Decider):
 
     A NaN p-value (a test without evidence either way, e.g. Kendall's τ with
     ``degenerate="keep_edge"`` when every stratum is degenerate) is not above α:
-    the edge is kept.
+    the edge is kept. Parallel-safe with a :class:`~dpcd.ci.CITester` (a pure
+    function of the data, memoised per pair; a worker's copy counts its own
+    computed tests, added back to ``tester.n_computed``).
     """
+
+    parallel_safe = True
+
+    def worker_counts(self) -> dict[str, int]:
+        return {"n_computed": int(getattr(self.tester, "n_computed", 0))}
+
+    def add_counts(self, counts: Mapping[str, int]) -> None:
+        if hasattr(self.tester, "n_computed"):
+            self.tester.n_computed += int(counts.get("n_computed", 0))
 
     def __init__(self, tester: Callable[[int, int, tuple[int, ...]], CIResult], alpha: float):
         self.tester = tester
@@ -201,7 +224,7 @@ def order_tests_bound(adjacency: np.ndarray, order: int) -> int:
 
 
 def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None,
-                max_tests: int | None = None) -> Skeleton:
+                max_tests: int | None = None, n_jobs: int = 1) -> Skeleton:
     """Order-independent PC skeleton search over ``n_vars`` variables driven by ``decider``.
 
     ``max_tests`` caps the run's CI decisions: an order starts only when the
@@ -209,12 +232,28 @@ def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None,
     (:func:`order_tests_bound`) stay within the cap, so a run stops at the end
     of a complete order (``stopped_by="max_tests"``) and its time is bounded
     whatever the decisions. Order 0 always runs.
+
+    ``n_jobs`` > 1 (or −1: every core) tests the pairs of one order in that
+    many worker processes through ``joblib`` (a ``parallel_safe`` decider
+    only; on a Dask cluster inside ``joblib.parallel_backend("dask")``).
+    Within an order the adjacency sets are frozen, so each pair's decision
+    depends on its own tests alone: the pair x < y is tested from x's side,
+    then from y's, each side's sets in the sequential order, exactly as one
+    process would. Decisions, separating sets and test counts are the same
+    for every ``n_jobs``. Worker processes pay off from about 10⁵ rows (a
+    pool starts once per process and is reused).
     """
     n_vars = check_int(n_vars, "n_vars", minimum=2)
     if max_order is not None:
         max_order = check_int(max_order, "max_order", minimum=0)
     if max_tests is not None:
         max_tests = check_int(max_tests, "max_tests", minimum=1)
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=-1)
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a positive number of workers or -1 (every core), got 0")
+    if n_jobs != 1 and (decider.per_node or not decider.parallel_safe):
+        raise ValueError(f"n_jobs={n_jobs} needs a parallel-safe per-test decider; {type(decider).__name__} is not "
+                         "(private deciders draw noise in sequence)")
     adjacency = ~np.eye(n_vars, dtype=bool)
     sepsets: dict[tuple[int, int], tuple[int, ...]] = {}
     tests_per_order: list[int] = []
@@ -232,6 +271,11 @@ def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None,
             stopped_early, stopped_by = True, "decider"
             break
         n_tests = 0
+        if n_jobs != 1:
+            n_tests = _parallel_order(decider, frozen, order, adjacency, sepsets, n_jobs)
+            tests_per_order.append(n_tests)
+            order += 1
+            continue
         for x in range(n_vars):
             if len(frozen[x]) - 1 < order:
                 continue
@@ -247,21 +291,68 @@ def pc_skeleton(n_vars: int, decider: Decider, *, max_order: int | None = None,
             for y in frozen[x]:
                 if not adjacency[x, y]:
                     continue  # removed earlier in this order, from y's side
-                others = frozen[x][frozen[x] != y]
-                if order:
-                    others = decider.candidates(x, int(y), others, order)
-                if order and decider.dependent_for_all(x, int(y), others, order):
-                    n_tests += math.comb(len(others), order)  # every test keeps the edge: counted, not asked
-                    continue
-                for S in combinations(others.tolist(), order):
-                    n_tests += 1
-                    if decider.decide(x, int(y), S):
-                        adjacency[x, y] = adjacency[y, x] = False
-                        sepsets[(min(x, int(y)), max(x, int(y)))] = S
-                        break
+                found, tests = _pair_side(decider, frozen, order, x, int(y))
+                n_tests += tests
+                if found is not None:
+                    adjacency[x, y] = adjacency[y, x] = False
+                    sepsets[(min(x, int(y)), max(x, int(y)))] = found
         tests_per_order.append(n_tests)
         order += 1
     return Skeleton(adjacency, sepsets, tuple(tests_per_order), stopped_early, stopped_by)
+
+
+def _pair_side(decider: Decider, frozen: list[np.ndarray], order: int, x: int, y: int) -> tuple[tuple | None, int]:
+    """The tests of pair x − y from x's side at ``order``: (the separating set found or None, tests made)."""
+    if len(frozen[x]) - 1 < order:
+        return None, 0
+    others = frozen[x][frozen[x] != y]
+    if order:
+        others = decider.candidates(x, y, others, order)
+        if decider.dependent_for_all(x, y, others, order):
+            return None, math.comb(len(others), order)  # every test keeps the edge: counted, not asked
+    n_tests = 0
+    for S in combinations(others.tolist(), order):
+        n_tests += 1
+        if decider.decide(x, y, S):
+            return S, n_tests
+    return None, n_tests
+
+
+def _decide_pairs(decider: Decider, frozen: list[np.ndarray], order: int,
+                  pairs: list[tuple[int, int]]) -> tuple[list[tuple[tuple | None, int]], dict[str, int]]:
+    """Decide ``pairs`` (x < y) at ``order``, each from x's side then y's: outcomes and what the decider counted.
+
+    The counts are this call's own (a worker may run several calls on one copy of the decider).
+    """
+    before = decider.worker_counts()
+    outcomes = []
+    for x, y in pairs:
+        found, first = _pair_side(decider, frozen, order, x, y)
+        if found is None:
+            found, second = _pair_side(decider, frozen, order, y, x)
+            first += second
+        outcomes.append((found, first))
+    return outcomes, {k: v - before.get(k, 0) for k, v in decider.worker_counts().items()}
+
+
+def _parallel_order(decider: Decider, frozen: list[np.ndarray], order: int, adjacency: np.ndarray,
+                    sepsets: dict, n_jobs: int) -> int:
+    """One order of :func:`pc_skeleton` with its pairs decided in ``n_jobs`` joblib workers; the test count."""
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    pairs = [(x, int(y)) for x in range(len(frozen)) for y in frozen[x] if x < y]
+    k = max(1, min(len(pairs), 4 * effective_n_jobs(n_jobs)))
+    chunks = [pairs[i::k] for i in range(k)]  # interleaved: each worker gets pairs of every node
+    done = Parallel(n_jobs=n_jobs, max_nbytes=None)(delayed(_decide_pairs)(decider, frozen, order, chunk) for chunk in chunks)
+    n_tests = 0
+    for chunk, (outcomes, counts) in zip(chunks, done):
+        decider.add_counts(counts)
+        for (x, y), (found, tests) in zip(chunk, outcomes):
+            n_tests += tests
+            if found is not None:
+                adjacency[x, y] = adjacency[y, x] = False
+                sepsets[(x, y)] = found
+    return n_tests
 
 
 def orient(nodes: Sequence[str], adjacency: np.ndarray,
@@ -297,15 +388,16 @@ def orient(nodes: Sequence[str], adjacency: np.ndarray,
 
 
 def run_pc(nodes: Sequence[str], decider: Decider, *, max_order: int | None = None,
-           ledger: object | None = None, info: dict | None = None, max_tests: int | None = None) -> PCResult:
+           ledger: object | None = None, info: dict | None = None, max_tests: int | None = None,
+           n_jobs: int = 1) -> PCResult:
     """Run the PC engine with ``decider`` over variables named ``nodes``.
 
     This is the entry point every algorithm module uses: it builds its
-    decider (and ledger) and calls ``run_pc``. ``max_order`` and
-    ``max_tests`` as in :func:`pc_skeleton`.
+    decider (and ledger) and calls ``run_pc``. ``max_order``, ``max_tests``
+    and ``n_jobs`` as in :func:`pc_skeleton`.
     """
     nodes = tuple(str(v) for v in nodes)
-    skel = pc_skeleton(len(nodes), decider, max_order=max_order, max_tests=max_tests)
+    skel = pc_skeleton(len(nodes), decider, max_order=max_order, max_tests=max_tests, n_jobs=n_jobs)
     cpdag = orient(nodes, skel.adjacency, skel.sepsets)
     rows, cols = np.nonzero(np.triu(skel.adjacency))
     skeleton = frozenset(frozenset((nodes[i], nodes[j])) for i, j in zip(rows.tolist(), cols.tolist()))
@@ -316,7 +408,7 @@ def run_pc(nodes: Sequence[str], decider: Decider, *, max_order: int | None = No
 
 def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: int | None = None,
        node_names: Sequence[str] | None = None, variant: str = "a", degenerate: str = "independent",
-       max_tests: int | None = None) -> PCResult:
+       max_tests: int | None = None, n_jobs: int = 1, distinct: bool | None = None) -> PCResult:
     """Non-private PC: the engine with the p-value decider (independent when p > α).
 
     Parameters
@@ -344,6 +436,11 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
         p = 100). Only this non-private PC offers the option: the choice reads
         the data without noise, so the private algorithms and
         :mod:`dpcd.registry` never take it.
+    n_jobs : worker processes testing the pairs of one order (:func:`pc_skeleton`;
+        −1: every core); the result is the same for every value.
+    distinct : discrete tests: count each distinct row once with its
+        multiplicity (:class:`~dpcd.ci.CITester`); None (default) does so when
+        at most half the rows are distinct. The result is the same either way.
 
     No privacy: this is the reference every private variant is compared with.
 
@@ -357,12 +454,14 @@ def pc(data, *, ci_test: str | Callable = "g2", alpha: float = 0.01, max_order: 
     (True, True)
     """
     alpha = check_probability(alpha, "alpha")
-    tester = CITester(data, ci_test, variant=variant, degenerate=degenerate)
+    discrete = isinstance(ci_test, str) and TESTS.get(ci_test) == "discrete"
+    tester = CITester(data, ci_test, variant=variant, degenerate=degenerate,
+                      distinct=distinct if discrete else (distinct or False))
     names = node_names_of(data, node_names)
-    result = run_pc(names, PValueDecider(tester, alpha), max_order=max_order, max_tests=max_tests)
+    result = run_pc(names, PValueDecider(tester, alpha), max_order=max_order, max_tests=max_tests, n_jobs=n_jobs)
     test_name = ci_test if isinstance(ci_test, str) else getattr(ci_test, "__name__", "custom")
     return replace(result, info={"ci_test": test_name, "alpha": alpha, "n_computed": tester.n_computed,
-                                 "degenerate": degenerate})
+                                 "degenerate": degenerate, "distinct_rows": tester.weights is not None})
 
 
 def worst_case_tests(p: int, max_order: int | None = None) -> int:

@@ -19,12 +19,20 @@ True
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
 from ..validation import check_epsilon, check_positive
 
-__all__ = ["CalibrationError", "largest_parameter"]
+__all__ = ["CalibrationError", "largest_parameter", "stored_parameter", "cache_folder"]
+
+CACHE_ENV = "DPCD_CACHE_DIR"
+"""Environment variable naming the folder of the calibration store; set it empty to keep nothing on disk."""
 
 
 class CalibrationError(ValueError):
@@ -107,3 +115,52 @@ def largest_parameter(total: Callable[[float], float], *, epsilon: float, rtol: 
                 g_lo /= 2
             side = 1
     return lo
+
+
+def cache_folder() -> Path | None:
+    """Where :func:`stored_parameter` keeps calibrations: ``$DPCD_CACHE_DIR``, else ``$XDG_CACHE_HOME/dpcd``
+    (default ``~/.cache/dpcd``); None when ``DPCD_CACHE_DIR`` is set empty."""
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen is not None:
+        return Path(chosen) / "calibration" if chosen.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "dpcd" / "calibration"
+
+
+def stored_parameter(key: Mapping[str, Any], compute: Callable[[], float]) -> float:
+    """``compute()``, remembered on disk under ``key`` (public inputs and the code's version) across processes.
+
+    A calibration is a function of public inputs only (the algorithm, p, n
+    where public, the order cap, ε, δ, the tolerance) and of the code that
+    defines its worst case, so it may be stored and shared: the file holds
+    no data of anyone. ``key`` must contain everything the result depends on,
+    including a fingerprint of that code; an unreadable or missing entry is
+    recomputed, and a store that cannot be written is skipped.
+
+    >>> import tempfile
+    >>> os.environ[CACHE_ENV] = tempfile.mkdtemp()
+    >>> stored_parameter({"what": "example"}, lambda: 0.25), stored_parameter({"what": "example"}, lambda: 1.0)
+    (0.25, 0.25)
+    >>> del os.environ[CACHE_ENV]
+    """
+    folder = cache_folder()
+    if folder is None:
+        return compute()
+    digest = hashlib.sha256(json.dumps(dict(key), sort_keys=True, default=str).encode()).hexdigest()
+    path = folder / f"{digest}.json"
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("key") == json.loads(json.dumps(dict(key), sort_keys=True, default=str)):
+            return float(stored["value"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    value = compute()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps({"key": dict(key), "value": value}, sort_keys=True, default=str),
+                           encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        pass
+    return value
