@@ -220,7 +220,8 @@ def test_claim_values_average_the_declared_line_and_skip_missing_runs():
 def test_build_comparison_judges_every_claim_once_with_the_declared_line(paper_values, small_runs, tmp_path):
     categorical, numerical = small_runs
     comparison = paper.build_comparison(paper_values, categorical, numerical, None)
-    assert comparison["claim_id"].is_unique and len(comparison) == len(paper_values) + 3  # + 3 claims without a number
+    # + 3 claims without a number and Sec. VI-B's four claims on PrivPC*
+    assert comparison["claim_id"].is_unique and len(comparison) == len(paper_values) + 3 + len(paper.SEC6B_CLAIMS)
     assert set(comparison["line"]) <= {*paper.LINES.values(), "em_pc vs lapmech", "privpc_star vs pc"}
     computed = comparison[comparison["verdict"] != "not computed"]
     assert set(computed["claim_id"].str.split(":").str[2]) >= {"pc", "lapmech", "em_pc", "privpc_star"}
@@ -309,3 +310,27 @@ def test_lapmech_claims_say_how_many_draws_fit(paper_values):
     comparison = paper.build_comparison(paper_values, categorical, categorical.iloc[:0], None).set_index("claim_id")
     row = comparison.loc["em_pc:cat:lapmech:eps=5,n=5000,p=10,s=0.6:tdr"]
     assert f"LapMech ran on {4 - skipped} of 4 draws" in row["note"]
+
+
+def test_sec6b_claims_compare_privpc_star_with_pc_at_their_settings():
+    import pandas as pd
+
+    rows = []
+    for claim_id, (_, _, settings, metrics, relation, _) in paper.SEC6B_CLAIMS.items():
+        for setting in settings:
+            for metric in metrics:
+                pc_mean, private_mean = 0.8, (0.8 if relation == "same" else (0.9 if metric == "fpr" else 0.4))
+                for algorithm, mean, epsilon in (("pc", pc_mean, -1.0), ("privpc_star", private_mean,
+                                                                           setting["epsilon"])):
+                    rows.append({"algorithm": algorithm, "n": setting["n"], "p": setting["p"],
+                                 "sparseness": setting["sparseness"], "epsilon": epsilon, "metric": metric,
+                                 "mean": mean, "sd": 0.02, "runs": 5})
+    summary = pd.DataFrame(rows).drop_duplicates(subset=["algorithm", "n", "p", "sparseness", "epsilon", "metric"])
+    for claim_id, (_, _, settings, metrics, relation, _) in paper.SEC6B_CLAIMS.items():
+        holds, cells = paper.privpc_star_vs_pc(summary, settings, metrics, relation)
+        assert cells == len(settings) * len(metrics) and holds == cells, claim_id
+        opposite = "same" if relation == "worse" else "worse"
+        assert paper.privpc_star_vs_pc(summary, settings, metrics, opposite)[0] == 0, claim_id
+    assert paper.privpc_star_vs_pc(summary.iloc[:0], settings, metrics, "same") == (0, 0)
+    with pytest.raises(ValueError, match="relation"):
+        paper.privpc_star_vs_pc(summary, settings, metrics, "better")
