@@ -228,7 +228,12 @@ def test_build_comparison_judges_every_claim_once_with_the_declared_line(paper_v
     misses = comparison[comparison["verdict"].isin(["not reproduced", "not computed"])]
     assert misses["diagnosis"].str.len().gt(20).all()
     em = comparison[comparison["claim_id"].str.startswith("em_pc:cat:em_pc:") & (comparison["verdict"] != "not computed")]
-    assert (em["diagnostic"] == paper.LABELS["em_pc_no_stop"]).all() and em["diagnostic_value"].notna().all()
+    assert em["diagnostic"].isin([paper.LABELS["em_pc_no_stop"], paper.LABELS["em_pc_search"]]).all()
+    assert em["diagnostic_value"].notna().all() and em["diagnostic_tolerance"].notna().all()
+    # the second diagnostic is attached only to settings it explains (own spread, every claim of the setting)
+    explained = reporting.explained(comparison)
+    searched = em[em["diagnostic"] == paper.LABELS["em_pc_search"]]
+    assert all(explained[comparison["item"] == item].any() for item in set(searched["item"]))
     # the diagnostic never decides: the verdict follows our line's value and the tolerance only
     judged = comparison[comparison["metric"] != reporting.QUALITATIVE_METRIC].dropna(subset=["ours"])
     close = (judged["ours"] - judged["paper_value"].astype(float)).abs() <= judged["tolerance"] + 1e-12
@@ -238,6 +243,13 @@ def test_build_comparison_judges_every_claim_once_with_the_declared_line(paper_v
         "em_pc:num:pc:")]
     assert (private["verdict"] != "uninformative").all() or private["note"].str.contains("non-private PC").any()
     assert (judged["tolerance"] >= 0.0005).all()
+    # no reproduced row is also passed by the graph that ignores the data (empty: FPR 0, complete: TPR 1)
+    reproduced = judged[judged["verdict"] == "reproduced"]
+    paper_value = reproduced["paper_value"].astype(float)
+    assert (paper_value[reproduced["metric"] == "fpr"] > reproduced.loc[reproduced["metric"] == "fpr", "tolerance"]).all()
+    assert ((1 - paper_value[reproduced["metric"] == "tpr"])
+            > reproduced.loc[reproduced["metric"] == "tpr", "tolerance"]).all()
+    assert comparison["note"].str.contains("the empty graph|the complete graph|a random graph").any()
     reporting.save_comparison(comparison, tmp_path)
     assert len(reporting.read_comparison(tmp_path / "comparison.csv")) == len(comparison)
 
