@@ -747,9 +747,10 @@ How a verdict is decided (fixed before any run):
   from **the diagnostic's own** spread and runs (`diagnostic_tolerance`), together with its companion
   claims at the same setting (e.g. TPR and TDR), or holds the qualitative claim.
 * **uninformative**: ours lies within the tolerance, but so does a trivial baseline fixed before the run
-  (the best constant for the metric, our non-private algorithm at the same setting, or a random graph with
-  the same number of edges): the row cannot tell the algorithm from the baseline, so it is not counted as
-  reproduced.
+  (where one is defined so far: a coin for the private ANM's accuracies; for paper 000 our non-private PC
+  at the same setting and a graph that ignores the data — the empty graph's FPR 0, the complete graph's
+  TPR 1, a random graph's TDR s): the row cannot tell the algorithm from the baseline, so it is not counted
+  as reproduced.
 * **not refuted**: a privacy claim whose audit found no violation. An audit gives a lower bound on ε; it can
   refute a guarantee, never prove one, so such a row says *not refuted* and states the largest bound the
   audit could have shown (its power).
