@@ -494,3 +494,13 @@ def test_every_algorithm_case_and_broken_variant_builds_and_runs_once():
         output = case.mechanism(case.pair.data, generator, 2) if case.vectorised else \
             case.mechanism(case.pair.data, generator)
         assert output is not None, case.name
+
+
+def test_an_audit_without_a_violation_states_its_power():
+    from dpcd.audit.runner import AuditResult
+
+    result = AuditResult("x", 1.0, 0.0, 0.0, 0.95, "E", "D vs D′", 0, 10_000, 0, 10_000, "replace", "pair",
+                         "holdout", 1, pd.DataFrame())
+    assert not result.violation and result.epsilon_lower == 0.0
+    assert 7.5 < result.detectable < 8.5  # 10 000 runs per data set can show at most about 7.9
+    assert result.to_row()["detectable"] == result.detectable

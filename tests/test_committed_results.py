@@ -31,6 +31,8 @@ def test_comparison_has_the_columns_and_a_diagnosis_on_every_miss(path):
         misses.loc[misses["diagnosis"].fillna("").str.strip().eq(""), "claim_id"])
     assert frame["line"].fillna("").str.strip().ne("").all(), "every claim names the line that answers it"
     assert set(frame["paper"]) <= set(reporting.PAPERS), "paper column uses the short names of reporting.PAPERS"
+    audits = frame[frame["metric"].astype(str).str.contains("survives an adversarial audit")]
+    assert not (audits["verdict"] == "reproduced").any(), "an audit without a violation says 'not refuted'"
     reporting.read_comparison(path)  # the reader's own checks
 
 

@@ -220,19 +220,38 @@ def test_claim_values_average_the_declared_line_and_skip_missing_runs():
 def test_build_comparison_judges_every_claim_once_with_the_declared_line(paper_values, small_runs, tmp_path):
     categorical, numerical = small_runs
     comparison = paper.build_comparison(paper_values, categorical, numerical, None)
-    assert comparison["claim_id"].is_unique and len(comparison) == len(paper_values) + 2
-    assert set(comparison["line"]) <= {*paper.LINES.values(), "em_pc vs lapmech", "privpc_star vs pc"}
+    # + 4 claims without a number and Sec. VI-B's four claims on PrivPC*
+    assert comparison["claim_id"].is_unique and len(comparison) == len(paper_values) + 4 + len(paper.SEC6B_CLAIMS)
+    assert set(comparison["line"]) <= {*paper.LINES.values(), "em_pc vs lapmech", "privpc_star vs pc", "em_pc vs pc"}
+    decisions = comparison.set_index("claim_id").loc["em_pc:sec4:em_pc-few-decisions"]
+    assert decisions["verdict"] != "not computed"  # the runs record EM-PC's rounds and PC's tests
     computed = comparison[comparison["verdict"] != "not computed"]
     assert set(computed["claim_id"].str.split(":").str[2]) >= {"pc", "lapmech", "em_pc", "privpc_star"}
-    misses = comparison[comparison["verdict"] != "reproduced"]
+    misses = comparison[comparison["verdict"].isin(["not reproduced", "not computed"])]
     assert misses["diagnosis"].str.len().gt(20).all()
     em = comparison[comparison["claim_id"].str.startswith("em_pc:cat:em_pc:") & (comparison["verdict"] != "not computed")]
-    assert (em["diagnostic"] == paper.LABELS["em_pc_no_stop"]).all() and em["diagnostic_value"].notna().all()
+    assert em["diagnostic"].isin([paper.LABELS["em_pc_no_stop"], paper.LABELS["em_pc_search"]]).all()
+    assert em["diagnostic_value"].notna().all() and em["diagnostic_tolerance"].notna().all()
+    # the second diagnostic is attached only to settings it explains (own spread, every claim of the setting)
+    explained = reporting.explained(comparison)
+    searched = em[em["diagnostic"] == paper.LABELS["em_pc_search"]]
+    assert all(explained[comparison["item"] == item].any() for item in set(searched["item"]))
     # the diagnostic never decides: the verdict follows our line's value and the tolerance only
     judged = comparison[comparison["metric"] != reporting.QUALITATIVE_METRIC].dropna(subset=["ours"])
     close = (judged["ours"] - judged["paper_value"].astype(float)).abs() <= judged["tolerance"] + 1e-12
-    assert ((judged["verdict"] == "reproduced") == close).all()
+    assert (judged["verdict"].isin(["reproduced", "uninformative"]) == close).all()
+    # a private line's row that non-private PC at the same setting passes too is uninformative, not reproduced
+    private = judged[~judged["claim_id"].str.startswith("em_pc:cat:pc:") & ~judged["claim_id"].str.startswith(
+        "em_pc:num:pc:")]
+    assert (private["verdict"] != "uninformative").all() or private["note"].str.contains("non-private PC").any()
     assert (judged["tolerance"] >= 0.0005).all()
+    # no reproduced row is also passed by the graph that ignores the data (empty: FPR 0, complete: TPR 1)
+    reproduced = judged[judged["verdict"] == "reproduced"]
+    paper_value = reproduced["paper_value"].astype(float)
+    assert (paper_value[reproduced["metric"] == "fpr"] > reproduced.loc[reproduced["metric"] == "fpr", "tolerance"]).all()
+    assert ((1 - paper_value[reproduced["metric"] == "tpr"])
+            > reproduced.loc[reproduced["metric"] == "tpr", "tolerance"]).all()
+    assert comparison["note"].str.contains("the empty graph|the complete graph|a random graph").any()
     reporting.save_comparison(comparison, tmp_path)
     assert len(reporting.read_comparison(tmp_path / "comparison.csv")) == len(comparison)
 
@@ -305,3 +324,27 @@ def test_lapmech_claims_say_how_many_draws_fit(paper_values):
     comparison = paper.build_comparison(paper_values, categorical, categorical.iloc[:0], None).set_index("claim_id")
     row = comparison.loc["em_pc:cat:lapmech:eps=5,n=5000,p=10,s=0.6:tdr"]
     assert f"LapMech ran on {4 - skipped} of 4 draws" in row["note"]
+
+
+def test_sec6b_claims_compare_privpc_star_with_pc_at_their_settings():
+    import pandas as pd
+
+    rows = []
+    for claim_id, (_, _, settings, metrics, relation, _) in paper.SEC6B_CLAIMS.items():
+        for setting in settings:
+            for metric in metrics:
+                pc_mean, private_mean = 0.8, (0.8 if relation == "same" else (0.9 if metric == "fpr" else 0.4))
+                for algorithm, mean, epsilon in (("pc", pc_mean, -1.0), ("privpc_star", private_mean,
+                                                                           setting["epsilon"])):
+                    rows.append({"algorithm": algorithm, "n": setting["n"], "p": setting["p"],
+                                 "sparseness": setting["sparseness"], "epsilon": epsilon, "metric": metric,
+                                 "mean": mean, "sd": 0.02, "runs": 5})
+    summary = pd.DataFrame(rows).drop_duplicates(subset=["algorithm", "n", "p", "sparseness", "epsilon", "metric"])
+    for claim_id, (_, _, settings, metrics, relation, _) in paper.SEC6B_CLAIMS.items():
+        holds, cells = paper.privpc_star_vs_pc(summary, settings, metrics, relation)
+        assert cells == len(settings) * len(metrics) and holds == cells, claim_id
+        opposite = "same" if relation == "worse" else "worse"
+        assert paper.privpc_star_vs_pc(summary, settings, metrics, opposite)[0] == 0, claim_id
+    assert paper.privpc_star_vs_pc(summary.iloc[:0], settings, metrics, "same") == (0, 0)
+    with pytest.raises(ValueError, match="relation"):
+        paper.privpc_star_vs_pc(summary, settings, metrics, "better")

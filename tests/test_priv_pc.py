@@ -282,6 +282,47 @@ def test_qualitative_rows_judge_the_share_of_networks():
     assert rows.loc["priv_pc:sec4.2:em_pc-does-not-converge", "verdict"] == "not computed"
 
 
+def test_sensitivity_theorems_are_checked_on_computed_pairs_and_refuted():
+    import math
+
+    from dpcd.privacy.sensitivity import conditional_kendall_sensitivity, kendall_tau_sensitivity
+    from dpcd_papers import reporting
+
+    cells = priv_pc_cells.sensitivity_claims((10, 100, 1000))
+    thm6 = cells[cells["claim_id"] == "priv_pc:app-d:thm6-kendall-sensitivity"]
+    thm7 = cells[cells["claim_id"] == "priv_pc:app-d:thm7-conditional-kendall-sensitivity"]
+    assert not thm6["holds"].any()  # 4/(n + 1) against 2/(n - 1)
+    assert thm7["holds"].tolist() == [True, False, False]  # the theorem's constant holds at n = 10 only
+    for n, detail in zip((10, 100, 1000), thm6["detail"]):
+        assert f"{4 / (n + 1):.4g}" in detail  # the closed form of the pair, computed by dpcd.ci
+        assert 4 / (n + 1) <= kendall_tau_sensitivity(n + 1) + 1e-12  # dpcd's bound covers the pair
+    # dpcd's assumption-free bound covers the conditional pair too (one stratum, add one record)
+    change = float(thm7["detail"].iloc[-1].split("= ")[1].split(" ")[0])
+    assert change <= conditional_kendall_sensitivity(1001, 1) and change > 4.5 / math.sqrt(1000)
+    claims = reporting.load_paper_values("priv_pc")
+    claims = claims[claims["claim_id"].str.startswith("priv_pc:app-d")]
+    rows = priv_pc_cells.qualitative_rows(claims, cells, line="computed pair").set_index("claim_id")
+    assert (rows["verdict"] == "not reproduced").all() and (rows["tolerance"] == 1.0).all()  # a theorem: every pair
+    with pytest.raises(ValueError, match="sizes"):
+        priv_pc_cells.sensitivity_claims((2,))
+
+
+def test_sometimes_is_one_network_of_four():
+    import pandas as pd
+
+    from dpcd_papers import reporting
+
+    timing = pd.DataFrame({"network": list("abcd"), "algorithm": "priv_pc", "cpu_seconds": 1.0})
+    timing = pd.concat([timing, timing.assign(algorithm="svt_pc", cpu_seconds=[2.0, 0.5, 0.5, 0.5])])
+    cells = priv_pc_cells.table2_claims(timing)
+    claims = reporting.load_paper_values("priv_pc")
+    claims = claims[claims["claim_id"] == "priv_pc:sec4.3:priv_pc-sometimes-faster-than-svt_pc"]
+    row = priv_pc_cells.qualitative_rows(claims, cells, line="declared").iloc[0]
+    assert row["ours"] == 0.25 and row["verdict"] == "reproduced"
+    none = priv_pc_cells.table2_claims(timing.assign(cpu_seconds=1.0))
+    assert priv_pc_cells.qualitative_rows(claims, none, line="declared").iloc[0]["verdict"] == "not reproduced"
+
+
 def test_table_2_seconds_are_shown_not_judged():
     from dpcd_papers import reporting
 

@@ -99,3 +99,19 @@ def test_closed_form_hump_and_best_lambda_rules():
     assert private_anm.hump_cells(curves, bound="direct") == (0, 1)
     assert private_anm.best_lambda_cells(curves, bound="paper") == (1, 1)
     assert private_anm.best_lambda_cells(curves, bound="direct") == (0, 1)
+
+
+def test_fig2_rules_read_theorem_5s_range_and_the_good_lambda_range():
+    curves = pd.DataFrame({"bound": "paper", "epsilon": [1.0] * 4, "lam": [0.001, 0.1, 1.0, 10.0],
+                           "p_correct": [0.5, 0.6, 0.7, 0.95]})
+    # λ = 10 is outside Thm. 5: the best λ ≤ 1 is the end of the range, so no hump and no high quality
+    assert private_anm.hump_cells(curves, bound="paper") == (0, 1)
+    assert private_anm.best_lambda_cells(curves, bound="paper") == (0, 1)
+    assert private_anm.best_lambda_cells(curves, bound="paper", max_lam=100.0) == (1, 1)
+    grows = pd.DataFrame({"bound": "paper", "epsilon": [0.1] * 3 + [1.0] * 3 + [2.0] * 3,
+                          "lam": [0.01, 0.1, 1.0] * 3, "p_correct": [0.5, 0.5, 0.5, 0.5, 0.8, 0.5, 0.8, 0.8, 0.5]})
+    assert private_anm.good_lambda_range_cells(grows, bound="paper") == (2, 2)
+    coin = grows.assign(p_correct=0.5)  # an empty range cannot grow
+    assert private_anm.good_lambda_range_cells(coin, bound="paper") == (0, 2)
+    shrinks = grows.assign(p_correct=[0.8, 0.8, 0.5, 0.8, 0.5, 0.5, 0.8, 0.5, 0.5])
+    assert private_anm.good_lambda_range_cells(shrinks, bound="paper") == (1, 2)

@@ -85,16 +85,22 @@ def test_one_claim_is_one_row_whatever_the_number_of_lines(out):
 
 def test_report_counts_each_claim_once(out, capsys):
     assert main(["report", "--out", str(out)]) == 0
-    assert ("6 claims: 3 reproduced, 2 not reproduced (1 of them explained by a diagnostic), 1 not computed"
-            in capsys.readouterr().out)
+    # the papers' claims only: the library's own claim (pc_baseline, paper "dpcd") is tallied apart
+    assert ("5 paper claims: 2 reproduced, 2 not reproduced (1 of them explained by a diagnostic), 0 uninformative, "
+            "0 not refuted, 1 not computed" in capsys.readouterr().out)
     text = (out / "REPORT.md").read_text()
     row = next(line for line in text.splitlines() if line.startswith("| em_pc "))
-    assert [c.strip() for c in row.strip("|").split("|")][:6] == ["em_pc", "5", "2", "2", "1", "1"]
+    assert [c.strip() for c in row.strip("|").split("|")][:8] == ["em_pc", "5", "2", "2", "1", "0", "0", "1"]
+    assert "The library's own claims" in text
+    own = next(line for line in text.splitlines() if line.startswith("| dpcd "))
+    assert [c.strip() for c in own.strip("|").split("|")][:3] == ["dpcd", "1", "1"]
     assert "Table 2's numbers at epsilon = 0.1 need the budget stop removed." in text
     assert "](em_pc/toy_f1.png)" in text
     counts = reporting.verdict_counts(out).set_index("paper")
-    assert counts.loc["total"].to_dict() == {"claims": 6, "reproduced": 3, "not reproduced": 2,
-                                             "explained by a diagnostic": 1, "not computed": 1}
+    assert counts.loc["total"].to_dict() == {"claims": 5, "reproduced": 2, "not reproduced": 2,
+                                             "explained by a diagnostic": 1, "uninformative": 0, "not refuted": 0,
+                                             "not computed": 1}
+    assert reporting.verdict_counts(out, papers=False).set_index("paper").loc["total", "claims"] == 1
 
 
 def test_a_repeated_line_does_not_double_a_claim(out):
@@ -144,3 +150,17 @@ def test_a_constant_predictor_fails_on_the_private_anm_table():
         # the ε = 2 rank-score rows (paper 0.998 and 1.00 on six pairs) reject a coin outright
         assert failed["private_anm:table-2:kendall:eps=2:retention"]
         assert failed["private_anm:table-2:spearman:eps=2:retention"]
+
+
+def test_a_row_a_trivial_baseline_passes_is_uninformative_not_reproduced():
+    claims = pd.DataFrame([{"claim_id": "p:a", "item": "a", "metric": "accuracy", "value": 0.52, "sd": 0.2, "runs": 10},
+                           {"claim_id": "p:b", "item": "b", "metric": "accuracy", "value": 0.95, "sd": 0.01,
+                            "runs": 10}])
+    ours = pd.DataFrame([{"item": "a", "metric": "accuracy", "value": 0.55, "sd": 0.2, "runs": 10},
+                         {"item": "b", "metric": "accuracy", "value": 0.95, "sd": 0.01, "runs": 10}])
+    judged = reporting.compare(claims, ours, on=["item", "metric"], line="ours", paper="em_pc")
+    assert judged["verdict"].tolist() == ["reproduced", "reproduced"]
+    coin = pd.DataFrame({"claim_id": judged["claim_id"], "baseline": "a coin", "value": 0.5})
+    marked = reporting.mark_uninformative(judged, coin)
+    assert marked["verdict"].tolist() == ["uninformative", "reproduced"]  # the coin passes a, not b
+    assert "a coin = 0.5" in marked.loc[0, "note"]

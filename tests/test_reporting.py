@@ -231,11 +231,13 @@ def test_build_report_collects_every_comparison(results_dir):
     assert path == results_dir / "REPORT.md"
     text = path.read_text()
     assert text.index("## Summary") < text.index("## em_pc") < text.index("## pc_baseline")
-    assert re.search(r"\| em_pc +\| +5 \| +2 \| +2 \| +0 \| +1 \| \[em_pc\]\(#em_pc\) \(smoke\)", text)
-    assert re.search(r"\| total +\| +6 \| +3 \| +2 \| +0 \| +1 \|", text)
+    assert re.search(r"\| em_pc +\| +5 \| +2 \| +2 \| +0 \| +0 \| +0 \| +1 \| \[em_pc\]\(#em_pc\) \(smoke\)", text)
+    assert re.search(r"\| total +\| +5 \| +2 \| +2 \| +0 \| +0 \| +0 \| +1 \|", text)  # papers only
+    assert re.search(r"\| dpcd +\| +1 \| +1 \| +0 \|", text)  # the library's own claims, apart
     assert "### If you cite Xu, Yuan, Wu" in text and "Cite Table 2 with care." in text
     assert "Profile **smoke**, run on 2024-01-01 00:00 UTC in 12.3 s" in text
-    assert "Claims: 5; 2 reproduced, 2 not reproduced, 1 not computed (0 explained by a diagnostic)." in text
+    assert ("Claims: 5; 2 reproduced, 2 not reproduced, 0 uninformative, 0 not refuted, 1 not computed "
+            "(0 explained by a diagnostic).") in text
     assert "![f1_vs_epsilon](em_pc/f1_vs_epsilon.png)" in text and "(em_pc/f1_vs_epsilon.svg)" in text
     assert "[scores](em_pc/scores.md)" in text and "[citing]" not in text
     assert "No run.json in this folder" in text
@@ -263,8 +265,8 @@ def test_a_claim_judged_in_two_notebooks_is_refused(results_dir):
 def test_report_command(results_dir, tmp_path, capsys):
     assert main(["report", "--out", str(results_dir)]) == 0
     assert (results_dir / "REPORT.md").exists()
-    assert "6 claims: 3 reproduced, 2 not reproduced (0 of them explained by a diagnostic), 1 not computed" \
-        in capsys.readouterr().out
+    assert ("5 paper claims: 2 reproduced, 2 not reproduced (0 of them explained by a diagnostic), "
+            "0 uninformative, 0 not refuted, 1 not computed") in capsys.readouterr().out
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["report", "--out", str(empty)]) == 2
@@ -348,3 +350,36 @@ def test_full_profile_wall_adds_the_full_runs_only(results_dir):
     text = reporting.build_report(results_dir).read_text()
     assert ("The 2 notebooks run in the full profile took 60.0 min together (the sum of their wall times above, "
             "one notebook after another); 1 of them took part of their grid from the cache.") in text
+
+
+def test_a_diagnostic_is_judged_with_its_own_spread_and_its_companions():
+    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], line="em_pc", paper="em_pc")
+    missed = table.index[table["verdict"] == "not reproduced"][0]
+    claim = table.at[missed, "claim_id"]
+    near = table.at[missed, "paper_value"] + 0.9 * table.at[missed, "tolerance"]
+    wide = reporting.attach_diagnostic(table, pd.DataFrame({"claim_id": [claim], "value": [near]}), name="d")
+    assert reporting.explained(wide).loc[missed]  # no spread of its own: the row's tolerance
+    tight = reporting.attach_diagnostic(table, pd.DataFrame({"claim_id": [claim], "value": [near],
+                                                             "tolerance": [0.1 * table.at[missed, "tolerance"]]}),
+                                        name="d")
+    assert not reporting.explained(tight).any()  # outside its own, narrower interval: not explained
+    assert tight.at[missed, "diagnostic_tolerance"] == pytest.approx(0.1 * table.at[missed, "tolerance"])
+    pair = pd.DataFrame({"claim_id": ["a:tpr", "a:tdr"], "paper": "p", "item": "setting a", "metric": ["tpr", "tdr"],
+                         "paper_value": [0.9, 0.8], "ours": [0.3, 0.8], "difference": [-0.6, 0.0],
+                         "tolerance": [0.1, 0.1], "verdict": ["not reproduced", "reproduced"], "line": "l",
+                         "diagnosis": ["d", ""], "diagnostic": "", "diagnostic_value": math.nan,
+                         "diagnostic_tolerance": math.nan, "note": ""})
+    both = reporting.attach_diagnostic(pair, pd.DataFrame({"claim_id": ["a:tpr", "a:tdr"], "value": [0.9, 0.8]}),
+                                       name="d")
+    assert reporting.explained(both).tolist() == [True, False]
+    companion_misses = reporting.attach_diagnostic(pair, pd.DataFrame({"claim_id": ["a:tpr", "a:tdr"],
+                                                                       "value": [0.9, 0.3]}), name="d")
+    assert reporting.explained(companion_misses).tolist() == [False, False]
+
+
+def test_comparisons_written_before_the_diagnostic_tolerance_column_still_read(tmp_path):
+    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], line="em_pc", paper="em_pc")
+    table = reporting.diagnose(table, lambda row: "cause")
+    table.drop(columns="diagnostic_tolerance").to_csv(tmp_path / "comparison.csv", index=False)
+    read = reporting.read_comparison(tmp_path / "comparison.csv")
+    assert list(read.columns) == list(reporting.COMPARISON_COLUMNS) and read["diagnostic_tolerance"].isna().all()

@@ -352,7 +352,7 @@ def _parent_indices(dag: nx.DiGraph, nodes: list[str], index: dict[str, int]) ->
     return [tuple(sorted(index[u] for u in dag.predecessors(v))) for v in nodes]
 
 
-def random_dag(p: int, sparseness: float, rng: RngLike) -> nx.DiGraph:
+def random_dag(p: int, sparseness: float, rng: RngLike, *, edges: int | None = None) -> nx.DiGraph:
     """Random DAG on nodes ``"X1"``..``"Xp"`` with expected edge density ``sparseness``.
 
     A random permutation of the nodes fixes a topological order, and each of
@@ -360,15 +360,29 @@ def random_dag(p: int, sparseness: float, rng: RngLike) -> nx.DiGraph:
     in that order) independently with probability s = ``sparseness``, so E[2|E| / (p(p−1))] = s — the sparseness
     of paper 000 (Sec. VI, Table II) and the edge model of R pcalg's
     ``randomDAG`` (which keeps the natural order; the random permutation
-    here makes node names uninformative about the causal order). Edge
-    weights are not drawn here; see :func:`sample_linear_gaussian`.
+    here makes node names uninformative about the causal order). With
+    ``edges`` the DAG has exactly that many edges, a uniform choice among the
+    pairs (``sparseness`` is then ignored). Edge weights are not drawn here;
+    see :func:`sample_linear_gaussian`.
+
+    >>> random_dag(6, 0.2, 0, edges=3).number_of_edges()
+    3
     """
     p = check_int(p, "p", minimum=2)
     s = check_probability(sparseness, "sparseness", open_low=False, open_high=False)
     rng = as_rng(rng)
     nodes = [f"X{i + 1}" for i in range(p)]
     order = rng.permutation(p)
-    upper = np.triu(rng.random((p, p)) < s, k=1)  # upper[i, j]: edge order[i] → order[j]
+    if edges is None:
+        upper = np.triu(rng.random((p, p)) < s, k=1)  # upper[i, j]: edge order[i] → order[j]
+    else:
+        edges = check_int(edges, "edges", minimum=0)
+        if edges > p * (p - 1) // 2:
+            raise ValueError(f"edges must be at most p(p-1)/2 = {p * (p - 1) // 2}, got {edges}")
+        i, j = np.triu_indices(p, k=1)
+        chosen = rng.choice(len(i), size=edges, replace=False)
+        upper = np.zeros((p, p), dtype=bool)
+        upper[i[chosen], j[chosen]] = True
     rows, cols = np.nonzero(upper)
     dag = nx.DiGraph()
     dag.add_nodes_from(nodes)

@@ -22,6 +22,7 @@ import math
 import time
 from typing import Literal, Sequence
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 
@@ -35,15 +36,18 @@ from dpcd.schema import check_codes, public_levels
 from dpcd.validation import RngLike, as_data_matrix, as_rng, check_epsilon, check_int, check_probability
 
 __all__ = [
+    "setting_dag",
     "LINES", "DIAGNOSTIC_OF", "LABELS", "CATEGORICAL_ALGORITHMS", "NUMERICAL_ALGORITHMS", "METRICS",
-    "PAPER_TABLES", "PAPER_RUNTIME", "paper_grid", "run_cell", "run_numerical_cell",
+    "ALTERNATIVE_DIAGNOSTICS", "PAPER_TABLES", "PAPER_RUNTIME", "paper_grid", "run_cell", "run_numerical_cell",
     "em_pc_without_budget_stop", "lapmech_observed_cells", "privpc_star_as_published",
     "implied_edges", "implied_edge_table", "summarise", "claim_values", "table_rows",
-    "adult_case_study", "adult_summary", "lapmech_feasibility", "em_pc_beats_lapmech", "privpc_star_matches_pc",
+    "trivial_graph_baselines", "decision_counts", "adult_case_study", "adult_summary", "lapmech_feasibility", "em_pc_beats_lapmech", "privpc_star_matches_pc",
+    "privpc_star_vs_pc", "SEC6B_CLAIMS",
     "plot_tables", "plot_implied_edges", "build_comparison", "diagnosis_of", "no_stop_budget", "runtime_table",
 ]
 
 METRICS = ("tpr", "fpr", "tdr")
+QUALITATIVE_SHARE_ALL = 1.0  # a claim about one cell must hold in it
 
 LINES: dict[str, str] = {"pc": "pc", "lapmech": "lapmech", "em_pc": "em_pc", "privpc_star": "privpc_star"}
 """Paper column -> our line that answers its claims (declared before the run): the faithful implementations.
@@ -56,6 +60,10 @@ standardisation, replace-one)."""
 DIAGNOSTIC_OF: dict[str, str] = {"em_pc": "em_pc_no_stop", "lapmech": "lapmech_observed",
                                  "privpc_star": "privpc_star_paper"}
 """Paper column -> the diagnostic line attached to its claims (declared before the run); never a verdict."""
+
+ALTERNATIVE_DIAGNOSTICS: dict[str, str] = {"em_pc": "em_pc_search"}
+"""Paper column -> a second diagnostic line, attached instead of :data:`DIAGNOSTIC_OF`'s to the settings it explains
+(with its own spread, every claim of the setting together) where the first does not; never a verdict."""
 
 LABELS: dict[str, str] = {
     "pc": "PC",
@@ -270,12 +278,32 @@ def implied_edge_table(paper_values: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- one cell of the grids
 
 
+def setting_dag(p: int, sparseness: float, graph_seed: int | None, rng: np.random.Generator) -> nx.DiGraph:
+    """The DAG of a setting. With ``graph_seed`` (the paper's design): one graph per (p, s) for every repetition,
+    with exactly round(s·p(p−1)/2) edges, drawn from a generator of (graph_seed, p, s) alone. Without: a new
+    graph per repetition from ``rng``, with s·p(p−1)/2 edges in expectation.
+
+    >>> a = setting_dag(10, 0.2, 7, np.random.default_rng(1))
+    >>> b = setting_dag(10, 0.2, 7, np.random.default_rng(2))
+    >>> sorted(a.edges) == sorted(b.edges), a.number_of_edges()
+    (True, 9)
+    """
+    from dpcd.datasets import random_dag
+
+    if graph_seed is None:
+        return random_dag(p, sparseness, rng)
+    graph_rng = np.random.default_rng([int(graph_seed), int(p), int(round(sparseness * 1_000))])
+    return random_dag(p, sparseness, graph_rng, edges=int(round(sparseness * p * (p - 1) / 2)))
+
+
 def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rng: RngLike, alpha: float = 0.01,
              algorithms: Sequence[str] = CATEGORICAL_ALGORITHMS, max_cells: int = DEFAULT_MAX_CELLS,
-             max_order: int | None = None, lapmech_max_order: int | None = -1) -> list[dict]:
+             max_order: int | None = None, lapmech_max_order: int | None = -1,
+             graph_seed: int | None = None) -> list[dict]:
     """One categorical setting of paper 000 (Tables III–VI): one random DAG and data set, every line.
 
-    Draws a random DAG (p nodes, sparseness s) and n records with 2–5 levels per
+    Takes the setting's DAG (:func:`setting_dag`: with ``graph_seed``, one graph per (p, s) with exactly
+    s·p(p−1)/2 edges, the paper's design) and draws n records with 2–5 levels per
     node (the generating model's domain sizes are the public ``levels``), runs
     non-private PC (G², α) once (``epsilon`` NaN) and every other line in
     ``algorithms`` at each ε of ``epsilons`` on the same data, each with its own
@@ -291,7 +319,7 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
     >>> [(r["algorithm"], r["epsilon"] == 5.0) for r in rows]
     [('pc', False), ('em_pc', True)]
     """
-    from dpcd.datasets import random_dag, sample_categorical
+    from dpcd.datasets import sample_categorical
 
     unknown = sorted(set(algorithms) - set(CATEGORICAL_ALGORITHMS))
     if unknown:
@@ -299,7 +327,7 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
     if lapmech_max_order == -1:
         lapmech_max_order = max_order
     generator = as_rng(rng)
-    dag = random_dag(p, sparseness, generator)
+    dag = setting_dag(p, sparseness, graph_seed, generator)
     sample = sample_categorical(dag, n, generator)
     data, levels = sample.data, sample.levels  # domain sizes of the generating model: public
     cells = int(np.prod([int(k) for k in levels], dtype=np.int64))
@@ -310,7 +338,8 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
         t0 = time.perf_counter()
         result = pc(data, ci_test="g2", alpha=alpha, max_order=max_order)
         rows.append({"epsilon": math.nan, "algorithm": "pc", **_rates(result, dag),
-                     "seconds": time.perf_counter() - t0, "spent": 0.0, **common, "note": ""})
+                     "seconds": time.perf_counter() - t0, "spent": 0.0, **common, "note": "",
+                     "tests": result.n_tests})
     for epsilon in epsilons:
         for algorithm in algorithms:
             if algorithm == "pc":
@@ -341,14 +370,18 @@ def run_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rn
                 spent = result.ledger.total().epsilon
                 note = f"rounds {result.info['rounds']}, unproven scores {result.info['unproven_scores']}"
             rows.append({"epsilon": epsilon, "algorithm": algorithm, **_rates(result, dag),
-                         "seconds": time.perf_counter() - t0, "spent": spent, **common, "note": note})
+                         "seconds": time.perf_counter() - t0, "spent": spent, **common, "note": note,
+                         "tests": result.n_tests, "decisions": result.info.get("rounds", math.nan)})
     return rows
 
 
 def run_numerical_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[float], rng: RngLike,
                        alpha: float = 0.01, max_order: int | None = None,
-                       algorithms: Sequence[str] = NUMERICAL_ALGORITHMS) -> list[dict]:
+                       algorithms: Sequence[str] = NUMERICAL_ALGORITHMS, graph_seed: int | None = None) -> list[dict]:
     """One numerical setting of paper 000 (Tables VIII–XI): linear-Gaussian data, PC (Fisher-z), PrivPC*.
+
+    The DAG is :func:`setting_dag` (with ``graph_seed``: one per (p, s), the paper's design); weights and data
+    are drawn per repetition.
 
     PC runs once (``epsilon`` NaN); PrivPC* (public bounds of ±4 model standard
     deviations, private standardisation, replace-one) and the diagnostic
@@ -358,14 +391,14 @@ def run_numerical_cell(*, p: int, sparseness: float, n: int, epsilons: Sequence[
     >>> rows[0]["algorithm"], 0 <= rows[0]["tpr"] <= 1
     ('pc', True)
     """
-    from dpcd.datasets import random_dag, sample_linear_gaussian
+    from dpcd.datasets import sample_linear_gaussian
     from dpcd.discovery.privpc_star import privpc_star
 
     unknown = sorted(set(algorithms) - set(NUMERICAL_ALGORITHMS))
     if unknown:
         raise ValueError(f"algorithms: unknown {unknown}; choose from {list(NUMERICAL_ALGORITHMS)}")
     generator = as_rng(rng)
-    dag = random_dag(p, sparseness, generator)
+    dag = setting_dag(p, sparseness, graph_seed, generator)
     sample = sample_linear_gaussian(dag, n, generator)
     data, bounds = sample.data, sample.schema()  # bounds: ±4 model standard deviations (public)
     seed = int(generator.integers(2 ** 63))
@@ -483,6 +516,43 @@ def claim_values(paper_values: pd.DataFrame, runs: pd.DataFrame, algorithm: str,
     return pd.DataFrame.from_records(records, columns=["claim_id", "item", "metric", "value", "sd", "runs"])
 
 
+def decision_counts(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per categorical setting: EM-PC's mean edge-elimination decisions (exponential-mechanism rounds) and the mean
+    CI tests of non-private PC on the same data (``n, p, sparseness, epsilon, decisions, pc_tests, runs``).
+
+    >>> runs = pd.DataFrame({"algorithm": ["pc", "em_pc"], "n": 100, "p": 5, "sparseness": 0.2,
+    ...                      "epsilon": [np.nan, 1.0], "tests": [40, 30], "decisions": [np.nan, 3.0]})
+    >>> decision_counts(runs)[["decisions", "pc_tests"]].values.tolist()
+    [[3.0, 40.0]]
+    """
+    keys = ["n", "p", "sparseness"]
+    columns = [*keys, "epsilon", "decisions", "pc_tests", "runs"]
+    if "decisions" not in runs.columns or "tests" not in runs.columns:
+        return pd.DataFrame(columns=columns)
+    tests = runs[runs["algorithm"] == "pc"].groupby(keys)["tests"].mean().rename("pc_tests")
+    em = runs[runs["algorithm"] == "em_pc"].groupby([*keys, "epsilon"])["decisions"].agg(decisions="mean",
+                                                                                      runs="count")
+    table = em.reset_index().merge(tests.reset_index(), on=keys, how="inner")
+    return table[columns]
+
+
+def trivial_graph_baselines(claims: pd.DataFrame) -> pd.DataFrame:
+    """The graph that passes each metric without looking at the data, per claim (``claim_id, baseline, value``).
+
+    TPR: the complete graph (1); FPR: the empty graph (0); TDR: a random graph — its expected share of true edges
+    among all pairs, s, exactly with the s·p(p−1)/2 true edges of :func:`setting_dag`. Fixed before any run.
+
+    >>> claims = pd.DataFrame({"claim_id": ["a", "b", "c"], "metric": ["tpr", "fpr", "tdr"], "sparseness": 0.2})
+    >>> trivial_graph_baselines(claims)["value"].tolist()
+    [1.0, 0.0, 0.2]
+    """
+    names = {"tpr": "the complete graph", "fpr": "the empty graph", "tdr": "a random graph (expected TDR = s)"}
+    values = {"tpr": lambda s: 1.0, "fpr": lambda s: 0.0, "tdr": float}
+    part = claims[claims["metric"].isin(list(names))]
+    return pd.DataFrame({"claim_id": part["claim_id"].to_numpy(), "baseline": part["metric"].map(names).to_numpy(),
+                         "value": [values[m](s) for m, s in zip(part["metric"], part["sparseness"])]})
+
+
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean, sd and run count of TPR/FPR/TDR (and ε spent, seconds) per setting and line.
 
@@ -546,7 +616,8 @@ def runtime_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean seconds per run of LapMech and EM-PC per categorical setting, and the paper's (shown, never judged)."""
     part = runs[runs["algorithm"].isin(["lapmech", "em_pc"])]
     table = (part.groupby(["n", "p", "sparseness", "algorithm"])["seconds"].mean().unstack("algorithm")
-             .reset_index())
+             .reindex(columns=["lapmech", "em_pc"]).reset_index())
+    table.columns.name = None
     table["lapmech / em_pc"] = table["lapmech"] / table["em_pc"]
     table.insert(0, "source", "ours (this machine)")
     paper = {"source": PAPER_RUNTIME["source"], "n": 5000, "p": 10, "sparseness": 0.2,
@@ -574,30 +645,76 @@ def em_pc_beats_lapmech(summary: pd.DataFrame, metric: str = "tdr") -> tuple[int
     return int((wide["em_pc"] >= wide["lapmech"] - 1e-12).sum()), int(len(wide))
 
 
+SEC6B_CLAIMS: dict[str, tuple[str, str, tuple[dict, ...], tuple[str, ...], str, float]] = {
+    "em_pc:sec6b:privpc_star-lower-tpr-at-p100": (
+        "Sec. VI-B / Table X: p = 100", "When p = 100, the TPR of PrivPC* is significantly lower than PC's",
+        ({"epsilon": 1, "n": 10_000, "p": 100, "sparseness": 0.4},), ("tpr",), "worse", QUALITATIVE_SHARE_ALL),
+    "em_pc:sec6b:privpc_star-lower-tpr-at-s0.1": (
+        "Sec. VI-B / Table XI: s = 0.1", "For a very sparse graph (s = 0.1) PrivPC* has a lower TPR than PC",
+        ({"epsilon": 1, "n": 10_000, "p": 20, "sparseness": 0.1},), ("tpr",), "worse", QUALITATIVE_SHARE_ALL),
+    "em_pc:sec6b:privpc_star-matches-pc-dense": (
+        "Sec. VI-B / Table XI: s >= 0.4", "For a dense graph (s >= 0.4) PrivPC* achieves as good utility as PC",
+        ({"epsilon": 1, "n": 10_000, "p": 20, "sparseness": 0.4}, {"epsilon": 1, "n": 10_000, "p": 20, "sparseness": 0.7}),
+        METRICS, "same", 0.8),
+    "em_pc:sec6b:privpc_star-worse-at-n100": (
+        "Sec. VI-B / Table IX: n = 100", "When n = 100 the performance of PrivPC* significantly decreases",
+        ({"epsilon": 1, "n": 100, "p": 10, "sparseness": 0.4},), ("tpr", "tdr"), "worse", 0.5),
+}
+"""Sec. VI-B's claims on PrivPC* vs PC, each: (item, claim, settings, metrics, relation, share), fixed before the run.
+``relation="same"``: |PrivPC* − PC| within the two-sample interval; ``"worse"``: PrivPC* worse beyond it (lower TPR
+or TDR, higher FPR). ``share``: the share of (setting, metric) cells in which it must hold (n = 100: one of TPR and
+TDR suffices, "performance decreases")."""
+
+
+def privpc_star_vs_pc(summary: pd.DataFrame, settings: Sequence[dict], metrics: Sequence[str], relation: str, *,
+                      level: float = 0.95) -> tuple[int, int]:
+    """(holds, cells) for a claim comparing PrivPC* with PC at ``settings`` on ``metrics``.
+
+    One cell per (setting, metric) where both lines ran. ``relation="same"`` holds when |mean PrivPC* − mean PC| is
+    within the two-sample interval z·√(sd₁²/n₁ + sd₂²/n₂) at ``level`` (at least 0.0005); ``"worse"`` when PrivPC*
+    is worse by more than that interval (lower TPR/TDR, higher FPR). PC is matched on (n, p, s) (it has no ε).
+
+    >>> summary = pd.DataFrame({"algorithm": ["pc", "privpc_star"], "n": 100, "p": 10, "sparseness": 0.4,
+    ...                         "epsilon": [-1.0, 1.0], "metric": "tpr", "mean": [0.9, 0.5], "sd": 0.05, "runs": 5})
+    >>> setting = [{"epsilon": 1, "n": 100, "p": 10, "sparseness": 0.4}]
+    >>> privpc_star_vs_pc(summary, setting, ["tpr"], "worse"), privpc_star_vs_pc(summary, setting, ["tpr"], "same")
+    ((1, 1), (0, 1))
+    """
+    from scipy import stats
+
+    if relation not in ("same", "worse"):
+        raise ValueError(f"relation must be 'same' or 'worse', got {relation!r}")
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    holds = cells = 0
+    for setting in settings:
+        at = (summary["n"] == setting["n"]) & (summary["p"] == setting["p"]) & np.isclose(
+            summary["sparseness"], setting["sparseness"])
+        for metric in metrics:
+            ref = summary[at & (summary["algorithm"] == "pc") & (summary["metric"] == metric)]
+            row = summary[at & (summary["algorithm"] == "privpc_star") & (summary["metric"] == metric)
+                          & np.isclose(summary["epsilon"], setting["epsilon"])]
+            if ref.empty or row.empty:
+                continue
+            ref, row = ref.iloc[0], row.iloc[0]
+            half = max(z * math.sqrt(np.nan_to_num(row["sd"]) ** 2 / max(row["runs"], 1)
+                                     + np.nan_to_num(ref["sd"]) ** 2 / max(ref["runs"], 1)), 0.0005)
+            gap = row["mean"] - ref["mean"]
+            cells += 1
+            if relation == "same":
+                holds += int(abs(gap) <= half)
+            else:
+                holds += int((gap > half) if metric == "fpr" else (gap < -half))
+    return holds, cells
+
+
 def privpc_star_matches_pc(summary: pd.DataFrame, *, level: float = 0.95) -> tuple[int, int]:
     """(holds, cells) for "PrivPC* shows no significant difference from PC at ε ≥ 1 and n ≥ 1000".
 
     Cells: every metric at the settings of Tables VIII–IX with ε ≥ 1, n ≥ 1000
-    (p = 10, s = 0.4). It holds when |mean PrivPC* − mean PC| is within the
-    two-sample interval z·√(sd₁²/n₁ + sd₂²/n₂) at ``level`` (at least 0.0005).
+    (p = 10, s = 0.4); :func:`privpc_star_vs_pc` with ``relation="same"``.
     """
-    from scipy import stats
-
-    z = float(stats.norm.ppf(0.5 + level / 2))
-    pcs = summary[(summary["algorithm"] == "pc") & (summary["p"] == 10) & np.isclose(summary["sparseness"], 0.4)]
-    private = summary[(summary["algorithm"] == "privpc_star") & (summary["p"] == 10)
-                      & np.isclose(summary["sparseness"], 0.4) & (summary["epsilon"] >= 1) & (summary["n"] >= 1000)]
-    holds = cells = 0
-    for _, row in private[private["metric"].isin(METRICS)].iterrows():
-        ref = pcs[(pcs["n"] == row["n"]) & (pcs["metric"] == row["metric"])]
-        if ref.empty:
-            continue
-        ref = ref.iloc[0]
-        half = z * math.sqrt(np.nan_to_num(row["sd"]) ** 2 / max(row["runs"], 1)
-                             + np.nan_to_num(ref["sd"]) ** 2 / max(ref["runs"], 1))
-        cells += 1
-        holds += int(abs(row["mean"] - ref["mean"]) <= max(half, 0.0005))
-    return holds, cells
+    settings = [{"epsilon": e, "n": n, "p": 10, "sparseness": 0.4} for e, n in ((10, 10_000), (1, 10_000), (1, 1000))]
+    return privpc_star_vs_pc(summary, settings, METRICS, "same", level=level)
 
 
 # --------------------------------------------------------------------------- UCI Adult (Fig. 1)
@@ -716,7 +833,7 @@ def plot_tables(summary: pd.DataFrame, paper_values: pd.DataFrame, tables: Seque
             for column in paper_columns:
                 xs, ys = _paper_points(paper_values, table, column, metric)
                 plotting.mark_paper_values(ax, xs, ys, marker=_MARKERS[column], size=40,
-                                           label="paper (marker of its column)")
+                                           label=f"paper: {LABELS[column]}")
             if varied in ("epsilon", "n") or max(values) / min(values) >= 5:
                 ax.set_xscale("log")
             ax.set_xticks([float(v) for v in values])
@@ -727,7 +844,7 @@ def plot_tables(summary: pd.DataFrame, paper_values: pd.DataFrame, tables: Seque
             ax.set_xlabel(_XLABELS[varied], fontsize=9, labelpad=1)
             ax.set_title(f"Table {table}: {metric.upper()}", fontsize=9)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.9 / (2.5 * len(tables) + 0.9), 1, 1))
@@ -792,6 +909,12 @@ def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, nume
                 continue
             ours = claim_values(claims, runs, column)
             judged = reporting.compare(claims, ours, on=["item", "metric"], line=LINES[column], paper="em_pc")
+            baselines = [trivial_graph_baselines(claims)]  # fixed before the run; a row they pass tells nothing
+            if column != "pc":  # nor does a private line's row that non-private PC at the same setting passes
+                baselines.append(pd.DataFrame(
+                    {"claim_id": claims["claim_id"].to_numpy(), "baseline": "non-private PC at the same setting",
+                     "value": claim_values(claims.assign(algorithm="pc"), runs, "pc")["value"].to_numpy()}))
+            judged = reporting.mark_uninformative(judged, pd.concat(baselines, ignore_index=True))
             if column == "lapmech":  # LapMech runs only on the draws whose full table fits the memory bound
                 draws = claim_values(claims.assign(algorithm="pc"), runs, "pc")["runs"].to_numpy()
                 short = ours["runs"].to_numpy() < draws
@@ -801,7 +924,7 @@ def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, nume
             frames.append(judged)
             if column in DIAGNOSTIC_OF:
                 diagnostic = DIAGNOSTIC_OF[column]
-                diagnostics.append((LABELS[diagnostic], claim_values(claims, runs, column, line=diagnostic)))
+                diagnostics.append((LABELS[diagnostic], claims, claim_values(claims, runs, column, line=diagnostic)))
     claims = paper_values[paper_values["kind"] == "adult"]
     if adult is not None and len(claims):
         summary = adult_summary(adult)
@@ -816,17 +939,44 @@ def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, nume
 
         frames.append(reporting.compare(claims, adult_values("em_pc"), on=["item", "metric"], line=LINES["em_pc"],
                                         paper="em_pc"))
+        edges = summary[summary["metric"] == "edges"].set_index("algorithm")["mean"]
+        counted = pd.DataFrame([
+            {"claim_id": "em_pc:adult:pc:edges", "item": "Fig. 1: UCI Adult, non-private PC CPDAG", "metric": "edges",
+             "value": 31.0, "tolerance": 0.5, "note": "exact count printed in Sec. VI-C; the paper's discretisation "
+                                                       "of Adult is not published"},
+            {"claim_id": "em_pc:adult:em_pc:edges", "item": "Fig. 1: UCI Adult, PrivPC at epsilon = 10",
+             "metric": "edges", "value": 28.0, "tolerance": 0.5, "note": "exact count printed in Sec. VI-C"}])
+        ours_edges = pd.DataFrame({"claim_id": counted["claim_id"],
+                                   "value": [float(adult["edges_reference"]), float(edges.get("em_pc", math.nan))]})
+        frames.append(reporting.compare(counted, ours_edges, on=["claim_id"], line=LINES["em_pc"], paper="em_pc"))
         if (summary["algorithm"] == "em_pc_no_stop").any():
-            diagnostics.append((LABELS["em_pc_no_stop"], adult_values("em_pc_no_stop")))
+            diagnostics.append((LABELS["em_pc_no_stop"], claims, adult_values("em_pc_no_stop")))
     elif len(claims):
         frames.append(reporting.compare(claims, pd.DataFrame({"item": claims["item"], "metric": claims["metric"],
                                                               "value": math.nan}),
                                         on=["item", "metric"], line=LINES["em_pc"], paper="em_pc"))
     comparison = pd.concat(frames, ignore_index=True)
-    for name, values in diagnostics:
-        values = values.dropna(subset=["value"])
+    def with_own_tolerance(name: str, judged_claims: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
+        own = reporting.compare(judged_claims, values, on=["claim_id"], line=name, paper="em_pc")
+        values = values.assign(tolerance=values["claim_id"].map(dict(zip(own["claim_id"], own["tolerance"]))))
+        return values.dropna(subset=["value"])
+
+    for name, judged_claims, values in diagnostics:  # the diagnostic's own tolerance: its own spread and runs
+        values = with_own_tolerance(name, judged_claims, values)
         if len(values):
             comparison = reporting.attach_diagnostic(comparison, values, name=name)
+    for column, alternative in ALTERNATIVE_DIAGNOSTICS.items():  # a second diagnostic where it explains a setting
+        claims = paper_values[(paper_values["kind"] == "categorical") & (paper_values["algorithm"] == column)]
+        values = with_own_tolerance(LABELS[alternative], claims,
+                                    claim_values(claims, categorical, column, line=alternative))
+        if not len(values):
+            continue
+        trial = reporting.attach_diagnostic(comparison, values, name=LABELS[alternative])
+        better = reporting.explained(trial) & ~reporting.explained(comparison)
+        settings = set(comparison.loc[better, "item"])
+        switch = comparison["item"].isin(settings) & comparison["claim_id"].isin(values["claim_id"])
+        columns = ["diagnostic", "diagnostic_value", "diagnostic_tolerance"]
+        comparison.loc[switch, columns] = trial.loc[switch, columns]
 
     # two claims without a number (rules fixed in em_pc_beats_lapmech / privpc_star_matches_pc)
     cat_summary, num_summary = summarise(categorical), summarise(numerical)
@@ -850,13 +1000,45 @@ def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, nume
     relabelled_num = num_summary.assign(algorithm=num_summary["algorithm"].map(
         {"privpc_star_paper": "privpc_star", "pc": "pc"}).fillna("other"))
     num_holds, num_cells = privpc_star_matches_pc(relabelled_num)
+    decisions = decision_counts(categorical)
+    quality.append(reporting.qualitative_claim(
+        "em_pc", "em_pc:sec4:em_pc-few-decisions",
+        "Abstract / Sec. IV-B: PrivPC significantly reduces the number of edge elimination decisions",
+        "EM-PC makes far fewer edge-elimination decisions than non-private PC runs CI tests",
+        holds=int((decisions["decisions"] <= 0.5 * decisions["pc_tests"]).sum()), cells=len(decisions),
+        line="em_pc vs pc",
+        note="cells: the categorical settings (n, p, s, epsilon); holds when EM-PC's mean number of exponential-"
+             "mechanism rounds (each one decision) is at most half the mean number of CI tests of non-private PC "
+             "on the same data; the table is em_pc_decisions"))
+    sec6b = []
+    for claim_id, (item, claim, settings, metrics, relation, share) in SEC6B_CLAIMS.items():
+        holds, cells = privpc_star_vs_pc(num_summary, settings, metrics, relation)
+        diag = privpc_star_vs_pc(relabelled_num, settings, metrics, relation)
+        where = "; ".join(f"eps={s['epsilon']:g}, n={s['n']}, p={s['p']}, s={s['sparseness']:g}" for s in settings)
+        row = reporting.qualitative_claim(
+            "em_pc", claim_id, item, claim, holds=holds, cells=cells, line="privpc_star vs pc", share=share,
+            note=f"cells: {', '.join(m.upper() for m in metrics)} at {where}; rule: PrivPC* "
+                 + ("within" if relation == "same" else "worse than PC beyond") + " the two-sample 95 % interval")
+        row["diagnostic"] = LABELS["privpc_star_paper"] + " vs PC"
+        row["diagnostic_value"] = diag[0] / diag[1] if diag[1] else math.nan
+        sec6b.append(row)
+    timing = runtime_table(categorical)
+    timing = timing[(timing["source"] != PAPER_RUNTIME["source"])].dropna(subset=["lapmech", "em_pc"])
+    quality.append(reporting.qualitative_claim(
+        "em_pc", "em_pc:sec6:privpc-faster-than-lapmech",
+        "Sec. VI-A: PrivPC is much faster than LapMech (9 s vs 111 s in R at n = 5000, p = 10, s = 0.2)",
+        "EM-PC's mean run time is below LapMech's in a categorical setting (same machine, same data)",
+        holds=int((timing["em_pc"] < timing["lapmech"]).sum()), cells=len(timing), line="em_pc vs lapmech",
+        note="cells: the (n, p, s) settings of Tables III-VI where both lines ran; absolute times of other "
+             "implementations on other machines are not judged"))
     quality = pd.DataFrame.from_records(quality, columns=list(reporting.COMPARISON_COLUMNS))
     quality.loc[0, ["diagnostic", "diagnostic_value"]] = [
         "EM-PC without budget stop vs LapMech on observed cells (both not DP)",
         diag_holds / diag_cells if diag_cells else math.nan]
     quality.loc[1, ["diagnostic", "diagnostic_value"]] = [
         LABELS["privpc_star_paper"] + " vs PC", num_holds / num_cells if num_cells else math.nan]
-    comparison = pd.concat([comparison, quality], ignore_index=True)
+    comparison = pd.concat([comparison, quality, pd.DataFrame.from_records(
+        sec6b, columns=list(reporting.COMPARISON_COLUMNS))], ignore_index=True)
     context = _context(paper_values, comparison, categorical, numerical, adult)
     explained = reporting.explained(comparison)
     return reporting.diagnose(comparison, lambda row: diagnosis_of(row, context, bool(explained.loc[row.name])))
@@ -912,6 +1094,25 @@ def diagnosis_of(row: pd.Series, context: dict, explained: bool) -> str:
         return ("the budget stop leaves EM-PC with extra edges (lower TDR) in some settings (em_pc_tables); EM-PC "
                 f"without the stop vs LapMech on observed cells (not DP) holds in {_fmt(row['diagnostic_value'])} of "
                 "the cells" + (" and reproduces the claim" if explained else ", not enough either"))
+    if claim == "em_pc:sec4:em_pc-few-decisions":
+        return ("not computed in this profile: no setting ran both lines" if row["verdict"] == "not computed" else
+                "the budget stop and the per-round share of ε make EM-PC run as many rounds as edges it removes; "
+                "see em_pc_decisions for the counts per setting")
+    if claim == "em_pc:sec6:privpc-faster-than-lapmech":
+        return ("not computed in this profile: no setting ran both lines" if row["verdict"] == "not computed" else
+                "our LapMech answers every test from batched marginals of one noisy table, and our EM-PC computes "
+                "provable distance bounds per test; the paper's R implementations are not ours (em_pc_runtime)")
+    if claim.endswith(":edges") and claim.startswith("em_pc:adult:"):
+        return ("not computed in this profile" if row["verdict"] == "not computed" else
+                "the paper does not publish its discretisation of Adult (which bins, which of the 14 columns as "
+                "coded); ours (data/README.md) gives a different non-private CPDAG, and EM-PC's edge count follows it")
+    if claim.startswith("em_pc:sec6b:"):
+        if row["verdict"] == "not computed":
+            return "not computed in this profile: the setting's PrivPC* or PC runs are missing"
+        return ("our PrivPC* pays for public ±4σ bounds, a private standardisation (10 % of ε) and replace-one, so it "
+                "differs from PC in other settings than the paper's; PrivPC* as published (not DP) holds in "
+                f"{_fmt(row['diagnostic_value'])} of the cells" + (": the calibration is the cause" if explained else
+                                                                   "; no line reproduces it"))
     if claim.startswith("em_pc:text:privpc_star"):
         return ("our PrivPC* pays for public ±4σ bounds, a private standardisation (10 % of ε) and replace-one (twice "
                 f"the add/remove sensitivity); PrivPC* as published (not DP) holds in {_fmt(row['diagnostic_value'])}"
@@ -926,8 +1127,10 @@ def diagnosis_of(row: pd.Series, context: dict, explained: bool) -> str:
                 h = hit.iloc[0]
                 return (f"the full table has {int(h['smallest']):,}-{int(h['largest']):,} cells in our draws "
                         f"({int(h['fit'])} of {int(h['draws'])} within the {int(h['max_cells']):,}-cell bound): LapMech "
-                        f"needs up to {h['gib']:.1f} GiB (4 bytes x cells) and one pass over it per test; run with "
-                        "max_cells raised on a machine with that memory and more repetitions; LapMech on observed "
+                        f"needs up to {h['gib']:.1f} GiB (4 bytes x cells) and one pass over it per test, and the noise "
+                        "keeps edges, so tests run into the tens of thousands: at p = 15 a draw with 10 million cells "
+                        "did not finish within 11 CPU-minutes on this machine, so these draws need hours per run; "
+                        "LapMech on observed "
                         f"cells (not DP) gives {_fmt(row['diagnostic_value'])}")
         return "not run in this profile (smoke runs a few settings only); the quick and full profiles compute it"
     if kind == "adult":
@@ -954,6 +1157,10 @@ def diagnosis_of(row: pd.Series, context: dict, explained: bool) -> str:
             return base + f"; {row['diagnostic']} gives the paper's number"
         return base + f"; {row['diagnostic']} gives {_fmt(row['diagnostic_value'])}"
     if column == "em_pc":
+        if explained and row["diagnostic"] == LABELS["em_pc_search"]:
+            return ("the scores: our provable (Lipschitz) distance scores are lower bounds of the paper's exact distance "
+                    "and select less sharply; EM-PC with search scores (no proven guarantee) gives the paper's number "
+                    f"({_fmt(row['diagnostic_value'])}, with its own spread and the setting's other claims)")
         if explained:
             return ("the budget stop: epsilon/30 per round pays ~15-29 rounds, so edges that need a conditioning set "
                     f"survive; EM-PC without the stop (not DP, spends {context['no_stop_ratio']:.2f}x epsilon on "

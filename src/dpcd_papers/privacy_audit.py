@@ -24,7 +24,7 @@ import pandas as pd
 from dpcd import audit
 from dpcd.validation import RngLike, as_rng
 
-__all__ = ["GROUPS", "build_cases", "case_names", "audit_cell", "bound_figure"]
+__all__ = ["GROUPS", "AS_PUBLISHED", "build_cases", "as_published_cases", "case_names", "audit_cell", "bound_figure"]
 
 GROUPS = ("mechanism", "algorithm", "discover")
 """Mechanisms (vectorised or per-run), private discovery algorithms and ANM scores, and ``discover`` as a black box."""
@@ -44,14 +44,41 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
     if group == "algorithm":
         generator = as_rng(rng)
         cases = [audit.algorithm_case(name, epsilon=epsilon, rng=generator, size=size) for name in audit.CASES]
+        published = as_published_cases(dict(zip(audit.CASES, cases)))
         cases += [audit.anm_case(score, epsilon=epsilon, rng=generator, size=size) for score in audit.ANM_SCORES.values()]
         cases.append(audit.pcd_decision_case(epsilon=epsilon, rng=generator, size=size))
-        return cases + audit.broken_algorithm_cases(epsilon=epsilon, rng=generator, size=size)
+        return cases + audit.broken_algorithm_cases(epsilon=epsilon, rng=generator, size=size) + published
     if group == "discover":
         seed = int(as_rng(rng).integers(2**31))
         return (audit.discover_cases(epsilon=epsilon, rng=seed, size=size)
                 + audit.broken_discover_cases(epsilon=epsilon, rng=seed, size=size))
     raise ValueError(f"group must be one of {list(GROUPS)}, got {group!r}")
+
+
+AS_PUBLISHED = {
+    "Priv-PC": "Priv-PC as published, sensitivity 6/sqrt(n)",
+    "SVT-PC": "SVT-PC as published, sensitivity 6/sqrt(n)",
+    "CURATE": "CURATE as published, Eq. 16 sensitivity",
+}
+"""Audit case name of each published algorithm whose paper's calibration differs from dpcd's corrected one."""
+
+
+def as_published_cases(by_name: dict[str, audit.AuditCase]) -> list[audit.AuditCase]:
+    """The registry cases of Priv-PC, SVT-PC and CURATE re-run as their papers calibrate them (same pairs, same
+    claims): Priv-PC and SVT-PC with the authors' Δ_Z = 6/√n, CURATE with Eq. 16's p-value sensitivity at the
+    pair's n. Built from the given cases, so they draw nothing from the generator."""
+    from .curate import eq16_sensitivity
+
+    reference = {"sensitivity": "reference"}
+    n = len(by_name["curate"].pair.data)
+    return [
+        audit.as_published(by_name["priv_pc"], reference, AS_PUBLISHED["Priv-PC"],
+                           "the authors' Delta_Z = 6/sqrt(n), proven for unconditional tests only"),
+        audit.as_published(by_name["svt_pc"], reference, AS_PUBLISHED["SVT-PC"],
+                           "the authors' Delta_Z = 6/sqrt(n), proven for unconditional tests only"),
+        audit.as_published(by_name["curate"], {"sensitivity": eq16_sensitivity(n)}, AS_PUBLISHED["CURATE"],
+                           f"Eq. 16's p-value sensitivity {eq16_sensitivity(n):.3g} at n = {n}, not a bound"),
+    ]
 
 
 def case_names(group: str, *, epsilon: float, delta: float, size: str) -> list[str]:

@@ -36,7 +36,8 @@ from .realdata import tuebingen_pair
 
 __all__ = ["select_largest_pairs", "pair_orientations", "test_set_cell", "training_set_cell", "paper_table2",
            "per_pair_means", "table2_summary", "table2_claims", "complementary_cells", "rises_with_epsilon_cells",
-           "closed_form_cells", "hump_cells", "best_lambda_cells", "TABLE2_EPSILONS", "TABLE2_FLOOR", "ACCURACY",
+           "closed_form_cells", "hump_cells", "best_lambda_cells", "good_lambda_range_cells", "THEOREM_5_MAX_LAMBDA",
+           "TABLE2_EPSILONS", "TABLE2_FLOOR", "ACCURACY",
            "RETENTION"]
 
 
@@ -349,17 +350,27 @@ def closed_form_cells(results: pd.DataFrame, n_draws: int) -> tuple[int, int]:
     return int(ok.sum()), int(len(ok))
 
 
+THEOREM_5_MAX_LAMBDA = 1.0
+"""Thm. 5's residual bound 8/(nλ^{3/2}) assumes λ ≤ 1: the declared Fig. 2 rules read only that range; larger λ
+(with the stability bound of :func:`dpcd.bivariate.anm.krr_residual_sensitivity`) is a labelled diagnostic."""
+
+
+def _declared(curves: pd.DataFrame, bound: str, max_lam: float) -> pd.DataFrame:
+    return curves[(curves["bound"] == bound) & (curves["lam"] <= max_lam + 1e-12)]
+
+
 def hump_cells(curves: pd.DataFrame, *, bound: str, epsilons: Sequence[float] = TABLE2_EPSILONS,
-               resolution: float = RESOLUTION) -> tuple[int, int]:
+               resolution: float = RESOLUTION, max_lam: float = THEOREM_5_MAX_LAMBDA) -> tuple[int, int]:
     """Fig. 2: each panel (ε) has a "hump" in λ — the best λ is inside the grid and beats both ends.
 
     ``curves``: ``bound``, ``epsilon``, ``lam``, ``p_correct`` (mean over
-    splits). Holds on a panel when max_λ P exceeds P at both the smallest and
-    the largest λ by at least ``resolution``.
+    splits); only λ ≤ ``max_lam`` count (Thm. 5's range). Holds on a panel when max_λ P exceeds P at both the
+    smallest and the largest λ by at least ``resolution``.
     """
     holds = cells = 0
+    curves = _declared(curves, bound, max_lam)
     for epsilon in epsilons:
-        part = curves[(curves["bound"] == bound) & np.isclose(curves["epsilon"], epsilon)].sort_values("lam")
+        part = curves[np.isclose(curves["epsilon"], epsilon)].sort_values("lam")
         if len(part) < 3:
             continue
         cells += 1
@@ -369,13 +380,35 @@ def hump_cells(curves: pd.DataFrame, *, bound: str, epsilons: Sequence[float] = 
 
 
 def best_lambda_cells(curves: pd.DataFrame, *, bound: str, minimum_epsilon: float = 1.0,
-                      quality: float = 0.8) -> tuple[int, int]:
+                      quality: float = 0.8, max_lam: float = THEOREM_5_MAX_LAMBDA) -> tuple[int, int]:
     """Fig. 2 (right): "with proper selection of λ we can achieve high-quality causal inference".
 
-    Cells: the ε ≥ ``minimum_epsilon`` of the grid; holds when the best λ's
-    probability of a correct decision is at least ``quality``. (Choosing λ on
-    the results is not private — as in the paper.)
+    Cells: the ε ≥ ``minimum_epsilon`` of the grid; holds when the best λ (≤ ``max_lam``) gives a probability of a
+    correct decision of at least ``quality``. (Choosing λ on the results is not private — as in the paper.)
     """
-    part = curves[(curves["bound"] == bound) & (curves["epsilon"] >= minimum_epsilon)]
+    part = _declared(curves, bound, max_lam)
+    part = part[part["epsilon"] >= minimum_epsilon]
     best = part.groupby("epsilon")["p_correct"].max()
     return int((best >= quality).sum()), int(len(best))
+
+
+def good_lambda_range_cells(curves: pd.DataFrame, *, bound: str, good: float = 0.75,
+                            max_lam: float = THEOREM_5_MAX_LAMBDA) -> tuple[int, int]:
+    """Fig. 2: "only when λ is within a certain range [is inference good] ... this range grows larger as ε increases".
+
+    The range at ε: the λ of the grid (≤ ``max_lam``) whose probability of a correct decision is at least ``good``
+    (half-way between a coin and certainty). Cells: consecutive ε of the grid; holds when the range at the larger
+    ε is not empty and has at least as many λ as at the smaller one.
+
+    >>> curves = pd.DataFrame({"bound": "paper", "epsilon": [1.0] * 3 + [2.0] * 3, "lam": [0.01, 0.1, 1.0] * 2,
+    ...                        "p_correct": [0.5, 0.8, 0.6, 0.5, 0.9, 0.8]})
+    >>> good_lambda_range_cells(curves, bound="paper")
+    (1, 1)
+    """
+    part = _declared(curves, bound, max_lam)
+    sizes = part.assign(good=part["p_correct"] >= good - 1e-12).groupby("epsilon")["good"].sum().sort_index()
+    counts = sizes.to_numpy()
+    holds = sum(int(high > 0 and high >= low) for low, high in zip(counts[:-1], counts[1:]))
+    return holds, max(len(counts) - 1, 0)
+
+

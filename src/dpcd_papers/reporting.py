@@ -63,8 +63,11 @@ __all__ = [
 ]
 
 COMPARISON_COLUMNS = ("claim_id", "paper", "item", "metric", "paper_value", "ours", "difference", "tolerance",
-                      "verdict", "line", "diagnosis", "diagnostic", "diagnostic_value", "note")
-VERDICTS = ("reproduced", "not reproduced", "not computed")
+                      "verdict", "line", "diagnosis", "diagnostic", "diagnostic_value", "diagnostic_tolerance", "note")
+VERDICTS = ("reproduced", "not reproduced", "uninformative", "not refuted", "not computed")
+"""Every verdict a claim can get (see :data:`_REPORT_INTRO`): *uninformative* when a trivial baseline fixed before
+the run lies within the tolerance too (:func:`mark_uninformative`); *not refuted* for a privacy claim whose audit
+found no violation (an audit cannot reproduce a guarantee, only fail to refute it)."""
 TOLERANCE_LEVEL = 0.95
 """Level of the two-sample interval that decides "reproduced" (:func:`sampling_tolerance`)."""
 QUALITATIVE_SHARE = 0.8
@@ -362,7 +365,8 @@ def compare(
         records.append({"claim_id": claim, "paper": name, "item": item, "metric": metric,
                         "paper_value": float(paper_value), "ours": our_value, "difference": difference,
                         "tolerance": float(tolerance), "verdict": verdict, "line": line, "diagnosis": "",
-                        "diagnostic": "", "diagnostic_value": math.nan, "note": note})
+                        "diagnostic": "", "diagnostic_value": math.nan, "diagnostic_tolerance": math.nan,
+                        "note": note})
     return pd.DataFrame.from_records(records, columns=list(COMPARISON_COLUMNS))
 
 
@@ -410,7 +414,7 @@ def qualitative_claim(paper: str, claim_id: str, item: str, claim: str, *, holds
     return {"claim_id": claim_id, "paper": paper, "item": item, "metric": QUALITATIVE_METRIC,
             "paper_value": claim, "ours": fraction, "difference": math.nan, "tolerance": share,
             "verdict": verdict, "line": line, "diagnosis": diagnosis, "diagnostic": "", "diagnostic_value": math.nan,
-            "note": f"{counted}; {note}" if note else counted}
+            "diagnostic_tolerance": math.nan, "note": f"{counted}; {note}" if note else counted}
 
 
 def qualitative_rows(paper: str, claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,
@@ -447,20 +451,30 @@ def qualitative_rows(paper: str, claims: pd.DataFrame, cells: pd.DataFrame, *, l
 
 
 def attach_diagnostic(comparison: pd.DataFrame, values: pd.DataFrame, *, name: str, on: str = "claim_id",
-                      value_column: str = "value") -> pd.DataFrame:
-    """Fill ``diagnostic`` (``name``) and ``diagnostic_value`` for the claims ``values`` answers.
+                      value_column: str = "value", tolerance_column: str = "tolerance") -> pd.DataFrame:
+    """Fill ``diagnostic`` (``name``), ``diagnostic_value`` and ``diagnostic_tolerance`` for the claims ``values`` answers.
 
     A diagnostic line is a labelled "paper-as-run" experiment (e.g. a published
     calibration that is not DP); it never changes a verdict. ``values`` has the
-    ``on`` column (claim ids by default) and ``value_column``.
+    ``on`` column (claim ids by default), ``value_column`` and, optionally,
+    ``tolerance_column``: the tolerance computed from the **diagnostic's own**
+    spread and run count (e.g. ``compare(claims, values, ...)["tolerance"]``),
+    which :func:`explained` uses instead of the declared line's.
     """
     comparison = _check_frame(comparison, "comparison").copy()
+    if "diagnostic_tolerance" not in comparison.columns:
+        comparison["diagnostic_tolerance"] = math.nan
     lookup = {row[on]: _as_float(row[value_column]) for _, row in values.iterrows()}
+    own = ({row[on]: _as_float(row[tolerance_column]) for _, row in values.iterrows()}
+           if tolerance_column in values.columns else {})
     match = comparison[on].map(lambda key: key in lookup).astype(bool)
     comparison["diagnostic"] = comparison["diagnostic"].astype(object).where(~match, name)
-    values = comparison[on].map(lambda key: lookup.get(key, math.nan)).astype(float)
+    numbers_ = comparison[on].map(lambda key: lookup.get(key, math.nan)).astype(float)
     comparison["diagnostic_value"] = pd.to_numeric(comparison["diagnostic_value"], errors="coerce").where(~match,
-                                                                                                          values)
+                                                                                                          numbers_)
+    tolerances = comparison[on].map(lambda key: own.get(key, math.nan)).astype(float)
+    comparison["diagnostic_tolerance"] = pd.to_numeric(comparison["diagnostic_tolerance"], errors="coerce").where(
+        ~match, tolerances)
     return comparison
 
 
@@ -480,20 +494,36 @@ def diagnose(comparison: pd.DataFrame, rule) -> pd.DataFrame:
 
 
 def explained(comparison: pd.DataFrame) -> pd.Series:
-    """Per row: a ``not reproduced`` claim that its diagnostic line reproduces.
+    """Per row: a ``not reproduced`` claim that its diagnostic line reproduces, by the same test as a verdict.
 
-    A number: the diagnostic value lies within the row's tolerance of the
-    paper's. A claim without a number (:func:`qualitative_claim`): the claim
-    holds under the diagnostic line in at least the share its ``tolerance``
-    column asks for.
+    A number: the diagnostic value lies within the **diagnostic's own**
+    tolerance of the paper's (``diagnostic_tolerance``; the row's ``tolerance``
+    only where the diagnostic's spread is unknown), **and** so do its companion
+    claims — the other rows of the same paper and ``item`` (e.g. TPR and TDR of
+    one setting) that the same diagnostic answers. A claim without a number
+    (:func:`qualitative_claim`): the claim holds under the diagnostic line in at
+    least the share its ``tolerance`` column asks for.
+
+    >>> rows = pd.DataFrame({"paper": "p", "item": ["s1", "s1", "s2"], "metric": ["tpr", "tdr", "tpr"],
+    ...                      "verdict": "not reproduced", "paper_value": [0.9, 0.8, 0.5], "tolerance": 0.3,
+    ...                      "diagnostic": "d", "diagnostic_value": [0.85, 0.4, 0.7],
+    ...                      "diagnostic_tolerance": [0.1, 0.1, 0.1]})
+    >>> explained(rows).tolist()  # s1: TDR misses, so TPR is not explained either; s2: outside its own 0.1
+    [False, False, False]
     """
     values = pd.to_numeric(comparison["diagnostic_value"], errors="coerce")
     paper = pd.to_numeric(comparison["paper_value"], errors="coerce")
     tolerance = pd.to_numeric(comparison["tolerance"], errors="coerce")
+    own = (pd.to_numeric(comparison["diagnostic_tolerance"], errors="coerce")
+           if "diagnostic_tolerance" in comparison.columns else pd.Series(math.nan, index=comparison.index))
+    own = own.where(own.notna(), tolerance)
     qualitative = comparison["metric"] == QUALITATIVE_METRIC
-    close = (values - paper).abs() <= tolerance + 1e-12
+    close = (values - paper).abs() <= own + 1e-12
     holds = values >= tolerance - 1e-12
-    return (comparison["verdict"] == "not reproduced") & ((qualitative & holds) | (~qualitative & close))
+    answered = ~qualitative & values.notna()
+    keys = [comparison[c].astype(str) for c in ("paper", "item", "diagnostic")]
+    companions_close = (close | ~answered).groupby(keys).transform("all").astype(bool)
+    return (comparison["verdict"] == "not reproduced") & ((qualitative & holds) | (answered & close & companions_close))
 
 
 def _check_comparison(df: pd.DataFrame, argument: str) -> pd.DataFrame:
@@ -550,6 +580,8 @@ def read_comparison(path: str | os.PathLike[str]) -> pd.DataFrame:
     if "paper_value" in frame.columns and frame["paper_value"].dtype == object:
         numbers_ = pd.to_numeric(frame["paper_value"], errors="coerce")
         frame["paper_value"] = frame["paper_value"].where(numbers_.isna(), numbers_).astype(object)
+    if "diagnostic_tolerance" not in frame.columns and "diagnostic_value" in frame.columns:  # written before it existed
+        frame.insert(list(frame.columns).index("diagnostic_value") + 1, "diagnostic_tolerance", math.nan)
     for column in ("note", "diagnosis", "diagnostic", "line"):
         if column in frame.columns:
             frame[column] = frame[column].astype(object).where(frame[column].notna(), "").astype(str)
@@ -583,7 +615,10 @@ PAPERS = {
     "dpcd": "this library's own claims (PC against causal-learn, the common-budget benchmark)",
 }
 """Short name -> citation of every paper whose claims a comparison may carry (``paper`` column)."""
-SUMMARY_COLUMNS = ("paper", "claims", "reproduced", "not reproduced", "explained by a diagnostic", "not computed")
+SUMMARY_COLUMNS = ("paper", "claims", "reproduced", "not reproduced", "explained by a diagnostic", "uninformative",
+                   "not refuted", "not computed")
+SELF_CHECKS = "dpcd"
+"""The ``paper`` name of the library's own claims: reported in their own table, never in the papers' counts."""
 
 
 def _folders(out_dir: str | os.PathLike[str]) -> tuple[Path, list[Path]]:
@@ -613,20 +648,22 @@ def _all_claims(folders: Sequence[Path]) -> pd.DataFrame:
     return claims
 
 
-def verdict_counts(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
+def verdict_counts(out_dir: str | os.PathLike[str], *, papers: bool = True) -> pd.DataFrame:
     """Claims per paper and verdict over every ``out_dir/*/comparison.csv``, each claim counted once.
 
     Columns :data:`SUMMARY_COLUMNS`: one row per paper (in the order of
-    :data:`PAPERS`, unknown names after) and a ``total`` row. ``explained by a
-    diagnostic`` counts the ``not reproduced`` claims whose diagnostic line
-    gives the paper's result (:func:`explained`). This is the summary REPORT.md
-    opens with and the README quotes.
+    :data:`PAPERS`, unknown names after) and a ``total`` row — the papers'
+    claims only; with ``papers=False`` the library's own claims
+    (:data:`SELF_CHECKS`) instead. ``explained by a diagnostic`` counts the
+    ``not reproduced`` claims whose diagnostic line gives the paper's result
+    (:func:`explained`). This is the summary REPORT.md opens with and the README quotes.
     """
     _, folders = _folders(out_dir)
-    return _summary(_all_claims(folders))
+    return _summary(_all_claims(folders), papers=papers)
 
 
-def _summary(claims: pd.DataFrame) -> pd.DataFrame:
+def _summary(claims: pd.DataFrame, *, papers: bool = True) -> pd.DataFrame:
+    claims = claims[(claims["paper"] != SELF_CHECKS) == papers]
     order = [p for p in PAPERS if p in set(claims["paper"])] + sorted(set(claims["paper"]) - set(PAPERS))
     rows = []
     for paper in order:
@@ -642,15 +679,53 @@ def _summary(claims: pd.DataFrame) -> pd.DataFrame:
 def summary_line(counts: pd.DataFrame) -> str:
     """The one-line summary of :func:`verdict_counts` (its ``total`` row) that the README and the CLI print.
 
-    >>> counts = pd.DataFrame([{"paper": "total", "claims": 10, "reproduced": 6, "not reproduced": 3,
-    ...                         "explained by a diagnostic": 2, "not computed": 1}])
+    >>> counts = pd.DataFrame([{"paper": "total", "claims": 12, "reproduced": 6, "not reproduced": 3,
+    ...                         "explained by a diagnostic": 2, "uninformative": 1, "not refuted": 1,
+    ...                         "not computed": 1}])
     >>> summary_line(counts)
-    '10 claims: 6 reproduced, 3 not reproduced (2 of them explained by a diagnostic), 1 not computed'
+    '12 paper claims: 6 reproduced, 3 not reproduced (2 of them explained by a diagnostic), 1 uninformative, 1 not refuted, 1 not computed'
     """
     total = counts.set_index("paper").loc["total"]
-    return (f"{int(total['claims'])} claims: {int(total['reproduced'])} reproduced, "
+    return (f"{int(total['claims'])} paper claims: {int(total['reproduced'])} reproduced, "
             f"{int(total['not reproduced'])} not reproduced ({int(total['explained by a diagnostic'])} of them "
-            f"explained by a diagnostic), {int(total['not computed'])} not computed")
+            f"explained by a diagnostic), {int(total['uninformative'])} uninformative, "
+            f"{int(total['not refuted'])} not refuted, {int(total['not computed'])} not computed")
+
+
+def mark_uninformative(comparison: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
+    """Turn *reproduced* into *uninformative* where a trivial baseline passes the same test.
+
+    ``baselines`` has one row per (claim, baseline) — columns ``claim_id``,
+    ``baseline`` (its name, e.g. "constant 0.5", "non-private PC", "random
+    graph with as many edges") and ``value`` — all fixed before the run. A
+    reproduced claim whose paper value some baseline also lies within the
+    row's tolerance of cannot tell the line from the baseline: its verdict
+    becomes ``uninformative`` and the note names the baseline.
+
+    >>> row = {c: "" for c in COMPARISON_COLUMNS}
+    >>> row.update(claim_id="x", paper_value=0.5, ours=0.52, tolerance=0.05, verdict="reproduced")
+    >>> out = mark_uninformative(pd.DataFrame([row]), pd.DataFrame([{"claim_id": "x", "baseline": "constant 0.5",
+    ...                                                               "value": 0.5}]))
+    >>> out.loc[0, "verdict"]
+    'uninformative'
+    """
+    comparison = comparison.copy()
+    if baselines is None or not len(baselines):
+        return comparison
+    by_claim = {claim: part for claim, part in baselines.groupby("claim_id")}
+    for index, row in comparison.iterrows():
+        part = by_claim.get(row["claim_id"])
+        if part is None or row["verdict"] != "reproduced":
+            continue
+        passing = [(str(b), float(v)) for b, v in zip(part["baseline"], part["value"])
+                   if _is_number(v) and abs(float(v) - float(row["paper_value"])) <= float(row["tolerance"]) + 1e-12]
+        if passing:
+            comparison.loc[index, "verdict"] = "uninformative"
+            said = "; ".join(f"{name} = {value:.3g}" for name, value in passing)
+            note = str(row["note"]) if isinstance(row["note"], str) else ""
+            comparison.loc[index, "note"] = (note + "; " if note else "") + (
+                f"uninformative: a trivial baseline also lies within the tolerance ({said})")
+    return comparison
 
 
 _REPORT_INTRO = f"""\
@@ -668,9 +743,19 @@ How a verdict is decided (fixed before any run):
 * Only the line declared before the run answers a claim (`line`: the faithful, differentially private
   implementation). Diagnostic "paper-as-run" lines (`diagnostic`, `diagnostic_value`) never reproduce a
   claim; they test the cause named in `diagnosis`. A "not reproduced" claim is *explained by a
-  diagnostic* when its diagnostic line lies within the tolerance of the paper's number (or holds the
-  qualitative claim).
+  diagnostic* when its diagnostic line passes the same test as a verdict: within the tolerance computed
+  from **the diagnostic's own** spread and runs (`diagnostic_tolerance`), together with its companion
+  claims at the same setting (e.g. TPR and TDR), or holds the qualitative claim.
+* **uninformative**: ours lies within the tolerance, but so does a trivial baseline fixed before the run
+  (where one is defined so far: a coin for the private ANM's accuracies; for paper 000 our non-private PC
+  at the same setting and a graph that ignores the data — the empty graph's FPR 0, the complete graph's
+  TPR 1, a random graph's TDR s): the row cannot tell the algorithm from the baseline, so it is not counted
+  as reproduced.
+* **not refuted**: a privacy claim whose audit found no violation. An audit gives a lower bound on ε; it can
+  refute a guarantee, never prove one, so such a row says *not refuted* and states the largest bound the
+  audit could have shown (its power).
 * **not computed**: no result of ours in this profile; the diagnosis says what it would take.
+* The counts are the papers' claims; the library's own claims (`dpcd`) are tallied in a table of their own.
 * Absolute run times measured on other machines are shown in the notebooks, not judged.
 """
 
@@ -745,7 +830,13 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
     opening["notebooks (profile)"] = opening["paper"].map(where)
     lines = ["# Paper vs. reproduced", "", _REPORT_INTRO, "## Summary", "",
              summary_line(counts) + ".", "", to_markdown(opening)]
-    for paper in [p for p in counts["paper"] if p not in ("total", "dpcd")]:
+    own = _summary(claims, papers=False)
+    if int(own.set_index("paper").loc["total", "claims"]):
+        own = own[own["paper"] != "total"].copy()
+        own["notebooks (profile)"] = own["paper"].map(where)
+        lines += ["", f"The library's own claims ({PAPERS[SELF_CHECKS]}), counted apart from the papers':", "",
+                  to_markdown(own)]
+    for paper in [p for p in counts["paper"] if p not in ("total", SELF_CHECKS)]:
         lines += [f"### If you cite {PAPERS.get(paper, paper)}", ""]
         paragraphs = [(folder / CITING_FILE).read_text(encoding="utf-8").strip() for folder in folders
                       if folder.name in notebooks[paper] and (folder / CITING_FILE).is_file()]

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -74,7 +74,7 @@ from .neighbours import (
 )
 from .runner import AuditCase
 
-__all__ = ["AlgorithmRun", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "algorithm_case",
+__all__ = ["AlgorithmRun", "as_published", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "algorithm_case",
            "broken_algorithm_cases", "pcd_decision_case", "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
@@ -699,6 +699,25 @@ def algorithm_case(name: str, *, epsilon: float, rng: RngLike, size: str = "quic
     if size not in SIZES:
         raise ValueError(f"size must be one of {SIZES}, got {size!r}")
     return CASES[name](check_epsilon(epsilon), as_rng(rng), size)
+
+
+def as_published(case: AuditCase, unproven: dict[str, Any], name: str, note: str) -> AuditCase:
+    """``case`` with its algorithm run as its paper published it: the same pair, events and claim, the run given
+    ``unproven`` (the published-but-unproven option, :func:`dpcd.discovery.algorithm.unproven_options`).
+
+    So that a paper's privacy theorem is audited on the algorithm the paper states, as the corrected one is.
+    No outcome is expected: the audit either refutes the claim or does not.
+
+    >>> base = algorithm_case("svt_pc", epsilon=1.0, rng=0, size="smoke")
+    >>> as_published(base, {"sensitivity": "reference"}, "SVT-PC as published", "6/sqrt(n)").mechanism.kwargs[-1]
+    ('unproven', {'sensitivity': 'reference'})
+    """
+    run = case.mechanism
+    if not isinstance(run, AlgorithmRun):
+        raise TypeError(f"case {case.name!r} does not run a registry algorithm")
+    kwargs = tuple(sorted((*((k, v) for k, v in run.kwargs if k != "unproven"), ("unproven", dict(unproven)))))
+    return replace(case, name=name, mechanism=AlgorithmRun(run.algorithm, kwargs, run.data_standardised),
+                   expect_violation=False, note=f"{note}; {case.note}")
 
 
 def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str = "quick") -> list[AuditCase]:

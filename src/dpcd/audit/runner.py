@@ -193,6 +193,14 @@ class AuditResult:
         return self.epsilon_lower > self.claimed_epsilon
 
     @property
+    def detectable(self) -> float:
+        """The power of this audit: the largest lower bound its run counts could show at all (an event of
+        probability 1 on one data set and 0 on the other). An audit without a violation does not refute the
+        claim; it says nothing about an ε above this."""
+        return float(epsilon_lower_bound(self.n0, self.n0, 0, self.n1, delta=self.delta,
+                                         confidence=self.confidence))
+
+    @property
     def p0(self) -> float:
         return self.k0 / self.n0
 
@@ -211,6 +219,7 @@ class AuditResult:
             "epsilon_lower": self.epsilon_lower,
             "ratio": self.epsilon_lower / self.claimed_epsilon,
             "violation": self.violation,
+            "detectable": self.detectable,
             "event": self.event,
             "direction": self.direction,
             "p0": self.p0,
