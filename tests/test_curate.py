@@ -134,6 +134,16 @@ def test_curate_delta_budget_stops_the_search(asia, levels):
     assert res.stopped_early and res.info["stop_reason"] == "delta budget spent"
 
 
+def test_an_order_never_starts_on_the_floating_point_leftover_of_opt():
+    # OPT spends the whole remainder on the first order up to ~1e-12 of it; child at n = 100 000 and a total of 10
+    # used to start order 1 on that leftover with a per-test epsilon near 1e-16 (coin flips that emptied the graph)
+    sample = load_bnlearn("child", 100_000, rng=0)
+    result = curate(sample.data, levels=sample.levels, epsilon_total=10.0, rng=1, delta_total=1e-6, max_order=2)
+    assert all(order["epsilon_test"] > 1e-6 for order in result.info["orders"]), result.info["orders"]
+    assert result.info["stop_reason"] == "epsilon budget spent" and curate_module.LEFTOVER < 1e-6
+    assert result.cpdag.number_of_edges() > 0
+
+
 def test_curate_with_negligible_noise_equals_nonprivate_margin_pc(asia, levels):
     """With a tiny sensitivity and no margins the decisions are the non-private ones."""
     from dpcd.discovery import pc

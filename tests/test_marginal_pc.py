@@ -11,7 +11,7 @@ import pytest
 import dpcd
 from dpcd.ci.noisy import noisy_table_test, pairwise_screen_test
 from dpcd.datasets import load_bnlearn
-from dpcd.discovery.marginal_pc import MARGINAL_PC, marginal_pc, order_weights, worst_case
+from dpcd.discovery.marginal_pc import DEFAULT_NOISE_RATIO, MARGINAL_PC, marginal_pc, order_weights, worst_case
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu
 from dpcd.privacy.mechanisms import analytic_gaussian_delta
@@ -159,14 +159,43 @@ def test_runs_are_reproducible_and_find_the_graph():
 def test_candidates_limit_the_conditioning_sets_and_bad_arguments_are_named():
     sample = load_bnlearn("asia", 5_000, rng=0)
     one = marginal_pc(sample.data, levels=sample.levels, epsilon_total=5.0, rng=0, candidates=1, max_order=1,
-                      screen_alpha=0.0)
+                      screen_alpha=0.0, noise_ratio=0.0)
     order1 = one.info["orders"][1]
     assert 0 < order1["tests"] <= 2 * order1["edges"] and order1["screened"] == 0  # one set per edge end
     for kwargs, match in [({"epsilon_total": 0}, "epsilon_total"), ({"candidates": 0}, "candidates"),
-                          ({"screen_alpha": 1.5}, "screen_alpha"), ({"n_boot": 0}, "n_boot")]:
+                          ({"screen_alpha": 1.5}, "screen_alpha"), ({"n_boot": 0}, "n_boot"),
+                          ({"noise_ratio": -0.1}, "noise_ratio"), ({"more_candidates": ()}, "more_candidates")]:
         arguments = {"levels": sample.levels, "epsilon_total": 1.0, "rng": 0, **kwargs}
         with pytest.raises(ValueError, match=match):
             marginal_pc(sample.data, **arguments)
+
+
+def test_further_tables_are_bought_only_while_the_noise_ratio_holds():
+    sample = load_bnlearn("sachs", 20_000, rng=0)
+    n = sample.data.shape[0]
+    counts = {}
+    for epsilon in (0.1, 1.0, 10.0):
+        result = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, rng=2, n_boot=50)
+        base = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, rng=2, n_boot=50,
+                           noise_ratio=0.0)
+        assert all(order["more_tables"] == 0 for order in base.info["orders"])
+        for order in result.info["orders"][1:]:
+            if order["more_tables"]:  # the order's noise is within the ratio of its largest table's mean count
+                assert order["sigma"] <= DEFAULT_NOISE_RATIO * n / order["largest_cells"] * (1 + 1e-12)
+        counts[epsilon] = sum(order["more_tables"] for order in result.info["orders"])
+    assert counts[0.1] <= counts[1.0] <= counts[10.0] and counts[10.0] > 0
+
+
+def test_a_larger_budget_approaches_pc_where_the_strongest_neighbours_miss_the_separating_set():
+    # sachs: Erk - Raf is separated by {Mek, PKA}, PKA is not among the two strongest neighbours of the pair;
+    # at a large budget the further sets find it, the always-measured ones alone do not
+    sample = load_bnlearn("sachs", 100_000, rng=1)
+    truth = dag_to_cpdag(sample.dag)
+    wide = marginal_pc(sample.data, levels=sample.levels, epsilon_total=10.0, rng=1, n_boot=100)
+    narrow = marginal_pc(sample.data, levels=sample.levels, epsilon_total=10.0, rng=1, n_boot=100, noise_ratio=0.0)
+    assert not wide.cpdag.to_undirected().has_edge("Erk", "Raf")
+    assert narrow.cpdag.to_undirected().has_edge("Erk", "Raf")
+    assert skeleton_prf(wide.cpdag, truth)["f1"] > skeleton_prf(narrow.cpdag, truth)["f1"]
 
 
 def test_discover_releases_marginal_pc_under_its_guarantee(tmp_path):

@@ -397,7 +397,7 @@ AUTO_MARGIN = 0.1
 """``auto`` leaves the first of :data:`dpcd.registry.AUTO_CANDIDATES` better than chance (the best on real networks
 in the benchmark) only for a candidate whose forecast skeleton F1 is ahead by more than this: forecasts of close
 candidates on synthetic data differ by chance more than by merit."""
-AUTO_REPETITIONS = 3
+AUTO_REPETITIONS = 10
 """Synthetic runs per candidate when ``discover`` picks ``auto`` by forecast (``dpcd forecast`` may run more)."""
 AUTO_TIME_BUDGET = 5.0
 """Seconds per candidate for that forecast (at least one run each)."""

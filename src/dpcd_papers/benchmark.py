@@ -61,7 +61,7 @@ from dpcd.validation import (
 
 from .experiments import timed
 
-__all__ = ["NETWORKS", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "dataset_kind", "load_dataset", "run_cell",
+__all__ = ["NETWORKS", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "CEILINGS", "dataset_kind", "load_dataset", "run_cell",
            "summarise", "monotone_table", "rank_table", "applies"]
 
 CURATE_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child")
@@ -73,8 +73,11 @@ SYNTHETIC = ("linear_gaussian", "nonlinear")
 SYNTHETIC_P = 20
 SYNTHETIC_DEGREE = 2.0
 """Expected neighbours per node of the synthetic DAGs (edge probability degree/(p − 1))."""
-LINES = ("auto", "pc")
-"""Lines beside the registry's algorithms: what ``discover`` picks, and the non-private ceiling."""
+LINES = ("auto", "pc", "pc_binned")
+"""Lines beside the registry's algorithms: what ``discover`` picks, the non-private ceiling, and (numeric data only)
+non-private PC with G² on the same bins the categorical algorithms read: their ceiling on that view."""
+CEILINGS = ("PC (not private)", "PC on the bins (not private)")
+"""Labels of the two non-private lines (left out of rankings, budgets and claims)."""
 
 
 def dataset_kind(dataset: str) -> str:
@@ -101,6 +104,8 @@ def applies(algorithm: str, dataset: str) -> bool:
     """Whether the benchmark runs ``algorithm`` on ``dataset``: numeric algorithms on numeric data, categorical ones
     on categorical data, and the categorical candidates of ``auto`` (Marginal-PC, MST-PC) on numeric data too, read
     through the schema's bins as ``discover`` would; the two extra lines everywhere."""
+    if algorithm == "pc_binned":
+        return dataset_kind(dataset) == "numeric"
     if algorithm in LINES:
         return True
     spec = ALGORITHMS[algorithm]
@@ -129,11 +134,13 @@ def _auto_pick(schema_json: str, n: int, epsilon: float, delta: float, alpha: fl
     return spec.name
 
 
-def _ceiling(sample: Dataset, truth, alpha: float) -> dict[str, Any]:
-    test = "g2" if dataset_kind(sample.name) == "categorical" else "fisherz"
-    result, seconds = timed(pc, sample.data, ci_test=test, alpha=0.01)
+def _ceiling(sample: Dataset, truth, alpha: float, *, binned: bool = False) -> dict[str, Any]:
+    data, test = sample.data, "g2" if dataset_kind(sample.name) == "categorical" else "fisherz"
+    if binned:  # the view Marginal-PC and MST-PC read: the schema's bins of each numeric column
+        data, test = view_for(sample.schema(), ALGORITHMS["marginal_pc"]).encode(sample.data), "g2"
+    result, seconds = timed(pc, data, ci_test=test, alpha=0.01)
     estimate = result.cpdag
-    return {"label": "PC (not private)", "picked": "", "p": sample.data.shape[1], "parameter": np.nan,
+    return {"label": CEILINGS[1] if binned else CEILINGS[0], "picked": "", "p": sample.data.shape[1], "parameter": np.nan,
             "epsilon_guarantee": np.inf, "delta_guarantee": 0.0, "within_budget": True, "error": "",
             "f1": cpdag_pair_prf(estimate, truth)["f1"], "skeleton_f1": skeleton_prf(estimate, truth)["f1"],
             "shd": shd(estimate, truth)["shd"], "seconds": seconds, "epsilon_spent": np.nan, "delta_spent": np.nan}
@@ -144,8 +151,9 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     """One run of ``algorithm`` on a fresh sample of ``dataset`` at total (epsilon, delta), replace-one.
 
     ``algorithm`` is a registry name, ``"auto"`` (the algorithm ``discover``
-    picks by its public forecast for this schema, n and budget) or ``"pc"``
-    (non-private PC, the ceiling; its row ignores the budget). Returns one row
+    picks by its public forecast for this schema, n and budget), ``"pc"``
+    (non-private PC, the ceiling; its row ignores the budget) or ``"pc_binned"``
+    (numeric data only: non-private G² PC on the bins the categorical algorithms read). Returns one row
     (a list, empty when the algorithm does not apply to the dataset,
     :func:`applies`): F1 on CPDAG edge pairs and on the skeleton, SHD against
     the true CPDAG, run time, the calibrated parameter, the worst-case guarantee
@@ -162,8 +170,8 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     sample = load_dataset(dataset, n, generator)
     schema = sample.schema()
     truth = dag_to_cpdag(sample.dag)
-    if algorithm == "pc":
-        return [_ceiling(sample, truth, alpha)]
+    if algorithm in ("pc", "pc_binned"):
+        return [_ceiling(sample, truth, alpha, binned=algorithm == "pc_binned")]
     picked = _auto_pick(schema.dumps(), n, epsilon, delta, alpha) if algorithm == "auto" else algorithm
     spec = ALGORITHMS[picked]
     view = view_for(schema, spec)

@@ -119,6 +119,7 @@ __all__ = [
     "RELATION",
     "PUBLIC",
     "UNPROVEN",
+    "LEFTOVER",
     "order_worst_case_tests",
 ]
 
@@ -131,6 +132,12 @@ UNPROVEN = {
 RELATION = REPLACE_ONE
 """CURATE's guarantee is stated under replace one record, with n public."""
 PUBLIC = ("n", "domains")
+LEFTOVER = 1e-9
+"""An order starts only while more than this share of the run's budget remains (ε_Total, or its sub-sample
+equivalent ln(1 + (e^ε_Total − 1)/q) when sub-sampling, the units OPT works in): OPT spends the whole remainder up
+to floating-point leftovers (about 10⁻¹² of it), and an order run on such a leftover would give each test a
+per-test ε near 10⁻¹⁶ — pure coin flips that delete about half of the remaining edges. Stopping is a function
+of the public budgets and test counts only, so it changes no guarantee."""
 
 
 # --------------------------------------------------------------------------- leakage and error
@@ -335,6 +342,7 @@ class CurateDecider(Decider):
         self.per_test_sensitivity = per_test_sensitivity
         self.n_vars = n_vars
         self.remaining = epsilon_total
+        self.epsilon_total = epsilon_total
         self.delta_prime = delta_prime
         self.delta_total = delta_total
         self.threshold = threshold
@@ -390,7 +398,7 @@ class CurateDecider(Decider):
         if self.delta_spent + self.delta_prime > self.delta_total * (1 + 1e-12):
             self.stop_reason = "delta budget spent"
             return False
-        if self.remaining <= 1e-12:
+        if self.remaining <= LEFTOVER * self.epsilon_total:
             self.stop_reason = "epsilon budget spent"
             return False
         n_edges = int(np.triu(adjacency).sum())

@@ -17,7 +17,17 @@ tests read — and makes every decision from them as post-processing:
    table far from the one x ⫫ y | z implies from the (x, z) and (y, z) tables
    (:func:`dpcd.ci.noisy.pairwise_screen_test`, level ``screen_alpha``) — keeps
    its edge without a three-way table, so the budget goes to the tests that
-   need one.
+   need one. **More sets while the budget affords them**: the order then adds
+   the tables of further conditioning sets drawn from ``more_candidates``
+   strongest neighbours (five) — every edge's best remaining set first, then
+   every edge's second, … — each one bought if the order's per-cell noise
+   σ_k = √(2 M_k)/μ_k would stay within ``noise_ratio`` (0.2) of n/cells, the
+   mean count per cell of its largest table (a set that does not fit is
+   skipped and the next tried). At a small budget this adds nothing; at a
+   large one the search approaches PC's, so the released graph keeps improving
+   where the strongest few neighbours miss a separating set. A test whose
+   table was not bought keeps its edge, and no table is bought for an edge the
+   tree below protects.
 3. **A tree is kept.** The maximum spanning tree of the graph left by order 0,
    weighted by the released pair tables' mutual information (the Chow–Liu
    tree), is kept out of the later tests (``protect_tree``): in a distribution
@@ -40,13 +50,16 @@ Privacy
 -------
 Relation: replace one record (n public). Public: n, the domain sizes
 (``levels``), and the parameters (ε, δ, α, ``max_order``, ``candidates``,
-``screen_alpha``, ``n_boot``, the order weights, ``max_tests``).
+``more_candidates``, ``noise_ratio``, ``screen_alpha``, ``n_boot``, the order
+weights, ``max_tests``).
 
 **Theorem.** Any run of :func:`marginal_pc` with ``epsilon_total`` = ε and
 ``delta`` = δ is (ε, δ)-DP under replace-one.
 
-*Proof.* Fix the outputs of orders 0..k − 1. They determine the graph, the
-candidate ranking and the screen's decisions, hence the collection 𝒰_k of
+*Proof.* Fix the outputs of orders 0..k − 1 and the screen's bootstrap draws
+(public randomness). They determine the graph, the candidate ranking, the
+protected tree and the screen's decisions, and with the public n, domains, μ_k
+and ``noise_ratio`` which further sets are bought — hence the collection 𝒰_k of
 variable sets whose tables order k releases and their number M_k. Replacing
 one record moves one count in each table from one cell to another: the
 concatenated tables change by at most √(2 M_k) in L2 norm, so adding
@@ -55,8 +68,9 @@ earlier outputs [DRS22, Thm. 2.7] (M_k = 0 releases nothing). The μ_k = μ√w_
 are fixed before the run, so the adaptive composition of the orders is
 √(Σ_k μ_k²) ≤ μ-GDP [DRS22, Cor. 3.3] — whether the run stops early (no edge
 left to test, the test cap ``max_tests``) or not. Everything else — the tests
-and their bootstrap draws, the screen, the ranking, the cap, the orientation —
-reads only released tables and public values: post-processing. μ-GDP is
+and their bootstrap draws, the screen, the ranking, the choice of tables, the
+cap, the orientation — reads only released tables and public values:
+post-processing. μ-GDP is
 (ε, δ(ε))-DP with δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) [DRS22, Cor. 2.13],
 and μ = ``gdp_mu(ε, δ)`` makes δ(ε) ≤ δ. ∎
 
@@ -108,12 +122,21 @@ from ..privacy.gdp import gdp_epsilon, gdp_mu
 from ..privacy.mechanisms import gdp_gaussian_mechanism
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import check_codes, public_levels
-from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+)
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = ["marginal_pc", "worst_case", "order_weights", "MarginalTablesDecider", "MARGINAL_PC", "RELATION", "PUBLIC",
-           "ORDER0_SHARE", "DEFAULT_MAX_ORDER", "DEFAULT_CANDIDATES"]
+           "ORDER0_SHARE", "DEFAULT_MAX_ORDER", "DEFAULT_CANDIDATES", "DEFAULT_MORE_CANDIDATES", "DEFAULT_NOISE_RATIO"]
 
 RELATION = REPLACE_ONE
 PUBLIC = ("n", "domains")
@@ -121,8 +144,16 @@ ORDER0_SHARE = 0.3
 """Share of μ² spent on the pair tables of order 0; the rest is split evenly over orders 1..K."""
 DEFAULT_MAX_ORDER = 2
 DEFAULT_CANDIDATES = (3, 2)
-"""Neighbours per edge end whose subsets are tried at orders 1 and 2: every pair of 3 at order 1 would triple the
-order-2 tables and so their noise; at order 1 the screen on pair tables keeps the table count down."""
+"""Neighbours per edge end whose subsets are always measured at orders 1 and 2: every pair of 3 at order 1 would
+triple the order-2 tables and so their noise at a small budget; at order 1 the screen on pair tables keeps the table
+count down."""
+DEFAULT_MORE_CANDIDATES = (5, 5)
+"""Neighbours per edge end whose further subsets an order measures while its budget affords them
+(:data:`DEFAULT_NOISE_RATIO`): at a large budget the search approaches PC's, whose separating sets need not be among
+the strongest two or three neighbours."""
+DEFAULT_NOISE_RATIO = 0.2
+"""A further table is bought only while the order's per-cell noise σ_k = √(2 M_k)/μ_k stays within this share of
+n/cells, the mean count per cell of the largest table bought (fixed before the benchmark run, not tuned on it)."""
 THEOREM = ("Gaussian mechanism on the marginal tables of each order, L2 sensitivity sqrt(2 M_k) under replace-one "
            "(Dong, Roth & Su 2022, Thm. 2.7), adaptive composition of Gaussian DP over the orders (Cor. 3.3) and "
            "its exact (epsilon, delta) curve (Cor. 2.13); tests, screen and orientation are post-processing")
@@ -140,6 +171,19 @@ def order_weights(max_order: int) -> np.ndarray:
     if max_order == 0:
         return np.array([1.0])
     return np.array([ORDER0_SHARE] + [(1.0 - ORDER0_SHARE) / max_order] * max_order)
+
+
+def _caps(value: int | Sequence[int], name: str) -> tuple[int, ...]:
+    caps = tuple(check_int(c, name, minimum=1) for c in
+                 ((value,) if isinstance(value, (int, np.integer)) else value))
+    if not caps:
+        raise ValueError(f"{name} must be a positive integer or a non-empty sequence of them (one per order)")
+    return caps
+
+
+def _per_order(caps: tuple[int, ...], orders: int) -> tuple[int, ...]:
+    """``caps`` for orders 1..``orders`` (the last repeats)."""
+    return tuple(caps[min(k, len(caps)) - 1] for k in range(1, max(orders, 1) + 1))
 
 
 def _order_mus(epsilon_total: float, delta: float, max_order: int) -> np.ndarray:
@@ -207,8 +251,12 @@ class MarginalTablesDecider(Decider):
     def __init__(self, codes: np.ndarray, levels: np.ndarray, mus: np.ndarray, *, alpha: float,
                  candidates: tuple[int, ...],
                  screen_alpha: float, n_boot: int, rng: np.random.Generator, ledger: PrivacyLedger, delta: float,
-                 protect_tree: bool = True):
+                 protect_tree: bool = True, more_candidates: tuple[int, ...] = (), noise_ratio: float = 0.0):
         self.codes, self.levels, self.mus = codes, levels, mus
+        self.noise_ratio = noise_ratio
+        self.wide = tuple(max(a, b) for a, b in zip(_per_order(more_candidates, len(mus)),
+                                                    _per_order(candidates, len(mus)))) \
+            if more_candidates and noise_ratio > 0 else None
         self.alpha, self.n_candidates, self.screen_alpha, self.n_boot = alpha, candidates, screen_alpha, n_boot
         self.rng, self.ledger, self.delta = rng, ledger, delta
         self.n = codes.shape[0]
@@ -223,24 +271,55 @@ class MarginalTablesDecider(Decider):
 
     # -- which tests an order can ask, from the current graph (post-processing)
     def candidates(self, x: int, y: int, others: np.ndarray, order: int) -> np.ndarray:
-        keep = self.n_candidates[min(order, len(self.n_candidates)) - 1]
+        return self._ranked(x, y, others, order, self.wide or self.n_candidates)
+
+    def _ranked(self, x: int, y: int, others: np.ndarray, order: int, caps: tuple[int, ...]) -> np.ndarray:
+        keep = caps[min(order, len(caps)) - 1]
         if self.strength is None or len(others) <= keep:
             return others
         score = np.minimum(self.strength[x, others], self.strength[y, others])
         best = np.argsort(-score, kind="stable")[:keep]
         return np.sort(others[best])
 
-    def _tests(self, order: int, adjacency: np.ndarray) -> list[tuple[int, int, tuple[int, ...]]]:
+    def _tests(self, order: int, adjacency: np.ndarray, caps: tuple[int, ...] | None = None
+               ) -> list[tuple[int, int, tuple[int, ...]]]:
         keys = {}
         for x in range(adjacency.shape[0]):
             neighbours = np.flatnonzero(adjacency[x])
             for y in neighbours:
                 others = neighbours[neighbours != y]
                 if order:
-                    others = self.candidates(x, int(y), others, order)
+                    others = self._ranked(x, int(y), others, order, caps or self.n_candidates)
                 for S in combinations(others.tolist(), order):
                     keys[(min(x, int(y)), max(x, int(y)), tuple(sorted(S)))] = None
         return list(keys)
+
+    def _priority(self, tests: list[tuple[int, int, tuple[int, ...]]]) -> list[tuple[int, int, tuple[int, ...]]]:
+        """Tests in the order their tables are bought: every edge's best set first, then every edge's second, ..."""
+        score = {key: sum(min(self.strength[key[0], z], self.strength[key[1], z]) for z in key[2]) for key in tests}
+        by_edge: dict[tuple[int, int], list] = {}
+        for key in sorted(tests, key=lambda k: (-score[k], k)):
+            by_edge.setdefault(key[:2], []).append(key)
+        ranked = [(rank, -score[key], key) for keys in by_edge.values() for rank, key in enumerate(keys)]
+        return [key for _, _, key in sorted(ranked)]
+
+    def _affordable(self, order: int, base: list[tuple[int, ...]], tests: list[tuple[int, int, tuple[int, ...]]]
+                    ) -> list[tuple[int, ...]]:
+        """The tables order ``order`` buys: ``base``, then more in priority order while σ_k = √(2 M)/μ_k stays within
+        ``noise_ratio`` times the mean count n / cells of the largest table bought (public n, domains and μ_k;
+        released ranking)."""
+        chosen: dict[tuple[int, ...], None] = dict.fromkeys(base)
+        largest = max((int(np.prod(self.levels[list(c)])) for c in base), default=0)
+        for key in self._priority(tests):
+            columns = tuple(sorted((key[0], key[1], *key[2])))
+            if columns in chosen:
+                continue
+            cells = max(largest, int(np.prod(self.levels[list(columns)])))
+            sigma = math.sqrt(2.0 * (len(chosen) + 1)) / float(self.mus[order])
+            if sigma <= self.noise_ratio * self.n / cells:
+                chosen[columns] = None
+                largest = cells
+        return list(chosen)
 
     def start_order(self, order: int, adjacency: np.ndarray) -> bool:
         if order >= len(self.mus):
@@ -252,17 +331,25 @@ class MarginalTablesDecider(Decider):
             if self.protect_tree:
                 self.protected = _spanning_tree(adjacency, self.strength)
         tests = self._tests(order, adjacency)
+        wide = self._tests(order, adjacency, self.wide) if order and self.wide else tests
         if order == 1 and self.screen_alpha > 0:
-            for key in tests:
+            for key in wide:
                 x, y, (z,) = key
                 if pairwise_screen_test(self._pair(x, y), self._pair(x, z), self._pair(y, z), self.noise_var[0],
                                         self.n, rng=self.rng, n_boot=self.n_boot) < self.screen_alpha:
                     self.screened.add(key)
-        sets = sorted({tuple(sorted((x, y, *S))) for x, y, S in tests if (x, y, S) not in self.screened})
+        needed = [key for key in wide if key not in self.screened and key[:2] not in self.protected]
+        sets = sorted({tuple(sorted((x, y, *S))) for x, y, S in tests
+                       if (x, y, S) not in self.screened and (x, y) not in self.protected})
+        always = len(sets)
+        if order and self.wide:
+            sets = sorted(self._affordable(order, sets, needed))
         mu = float(self.mus[order])
-        record = {"order": order, "edges": int(adjacency.sum() // 2), "tests": len(tests),
+        record = {"order": order, "edges": int(adjacency.sum() // 2), "tests": len(wide),
                   "screened": len(self.screened) if order == 1 else 0,
-                  "tables": len(sets), "mu": mu, "sigma": None}
+                  "tables": len(sets), "more_tables": len(sets) - always,
+                  "largest_cells": max((int(np.prod(self.levels[list(c)])) for c in sets), default=0),
+                  "mu": mu, "sigma": None}
         if sets:
             sensitivity = math.sqrt(2.0 * len(sets))
             exact = [marginal_table(self.codes, self.levels, columns) for columns in sets]
@@ -286,8 +373,10 @@ class MarginalTablesDecider(Decider):
         key = (min(x, y), max(x, y), tuple(sorted(S)))
         if key in self.screened or (S and key[:2] in self.protected):
             return False
+        columns = tuple(sorted((x, y, *S)))
+        if columns not in self.tables:
+            return False
         if key not in self.p_values:
-            columns = tuple(sorted((x, y, *S)))
             keep = [*key[2], key[0], key[1]]
             table = np.transpose(self.tables[columns], [columns.index(c) for c in keep])
             table = table.reshape(-1, int(self.levels[key[0]]), int(self.levels[key[1]]))
@@ -299,6 +388,7 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                 max_order: int | None = DEFAULT_MAX_ORDER, max_tests: int | None = None,
                 candidates: int | Sequence[int] = DEFAULT_CANDIDATES,
                 screen_alpha: float = 0.01, n_boot: int = DEFAULT_BOOTSTRAP, protect_tree: bool = True,
+                more_candidates: int | Sequence[int] = DEFAULT_MORE_CANDIDATES, noise_ratio: float = DEFAULT_NOISE_RATIO,
                 node_names: Sequence[str] | None = None) -> PCResult:
     """Marginal-PC on integer-coded categorical ``data``: a CPDAG whose run is (``epsilon_total``, ``delta``)-DP.
 
@@ -313,9 +403,15 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
         orders 0..K (:func:`order_weights`), so a larger K gives each order less.
         None: :data:`DEFAULT_MAX_ORDER`.
     max_tests : cap on the CI decisions (:func:`dpcd.discovery.pc.pc_skeleton`).
-    candidates : conditioning sets are drawn from this many neighbours per
-        edge end, the strongest by the released pair tables; one number, or one
-        per order 1, 2, … (the last repeats). Default :data:`DEFAULT_CANDIDATES`.
+    candidates : conditioning sets always measured are drawn from this many
+        neighbours per edge end, the strongest by the released pair tables; one
+        number, or one per order 1, 2, … (the last repeats). Default
+        :data:`DEFAULT_CANDIDATES`.
+    more_candidates, noise_ratio : further sets are drawn from this many
+        neighbours per edge end and measured, best first, each one if the
+        order's per-cell noise would stay within ``noise_ratio`` · n / cells of
+        its largest table (module docstring). ``noise_ratio=0``: none. Defaults
+        :data:`DEFAULT_MORE_CANDIDATES`, :data:`DEFAULT_NOISE_RATIO`.
     screen_alpha : level of the order-1 screen on pair tables (0: no screen).
     n_boot : bootstrap draws per test.
     protect_tree : keep the edges of the maximum spanning tree of the released
@@ -328,18 +424,20 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
     released tables, and its tight total never exceeds :func:`worst_case`.
 
     Returns a :class:`~dpcd.discovery.pc.PCResult`; ``info["orders"]`` lists,
-    per order, the edges at its start, the tests, the screened ones, the
-    tables released and their noise (diagnostics for the holder, derived from
-    released values).
+    per order, the edges at its start (``edges``), the tests it may ask
+    (``tests``, from the wider candidates when further tables are allowed), the
+    screened ones, the tables released (``tables``, of which ``more_tables``
+    beyond the always-measured sets; ``largest_cells`` cells in the largest)
+    and their noise (``mu``, ``sigma``) — diagnostics for the holder, derived
+    from released and public values.
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     screen_alpha = check_probability(screen_alpha, "screen_alpha", open_low=False)
-    candidates = tuple(check_int(c, "candidates", minimum=1) for c in
-                       ((candidates,) if isinstance(candidates, (int, np.integer)) else candidates))
-    if not candidates:
-        raise ValueError("candidates must be a positive integer or a non-empty sequence of them (one per order)")
+    candidates = _caps(candidates, "candidates")
+    more_candidates = _caps(more_candidates, "more_candidates")
+    noise_ratio = check_positive(noise_ratio, "noise_ratio", allow_zero=True)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     codes = as_data_matrix(data, kind="discrete")
     names = node_names_of(data, node_names)
@@ -351,11 +449,13 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
     ledger = PrivacyLedger("replace", public=PUBLIC)
     decider = MarginalTablesDecider(codes, levels, mus, alpha=alpha, candidates=candidates,
                                     screen_alpha=screen_alpha, n_boot=n_boot, rng=as_rng(rng), ledger=ledger,
-                                    delta=delta, protect_tree=protect_tree)
+                                    delta=delta, protect_tree=protect_tree, more_candidates=more_candidates,
+                                    noise_ratio=noise_ratio)
     result = run_pc(names, decider, max_order=order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "marginal_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "max_order": order, "candidates": candidates,
                                  "screen_alpha": screen_alpha, "protect_tree": protect_tree,
+                                 "more_candidates": more_candidates, "noise_ratio": noise_ratio,
                                  "mu": float(np.sqrt(np.sum(mus ** 2))),
                                  "orders": decider.orders, "n_computed": len(decider.p_values)})
 
