@@ -276,3 +276,19 @@ def test_privacy_noise_is_drawn_in_one_module():
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno} {ast.unparse(node.func)}")
     assert not offenders, "draw noise with dpcd.privacy.mechanisms.laplace_noise / gaussian_noise:\n" + \
         "\n".join(offenders)
+
+
+@pytest.mark.parametrize("name", [name for name, spec in __import__("dpcd.registry", fromlist=["ALGORITHMS"])
+                                  .ALGORITHMS.items() if spec.differentially_private and not spec.exact_subset])
+def test_every_release_records_its_algorithm_and_budget_parameter_in_info(name):
+    import dpcd
+    from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
+    from dpcd.registry import ALGORITHMS
+
+    spec = ALGORITHMS[name]
+    sample = load_bnlearn("cancer", 2_000, rng=0) if spec.data == "categorical" else \
+        sample_linear_gaussian(random_dag(4, 0.5, 0), 2_000, 0)
+    found = dpcd.discover(sample.data, schema=sample.schema(), algorithm=name, epsilon=1.0, rng=0, progress=False,
+                          forecast_repetitions=0)
+    assert found.result.info["algorithm"] == name
+    assert spec.budget_arg in found.result.info

@@ -168,6 +168,8 @@ def test_curate_rejects_bad_arguments(asia, levels):
         curate(asia, levels=levels, epsilon_total=1.0, rng=0, beta1=1.5)
     with pytest.raises(ValueError, match="composition"):
         curate(asia, levels=levels, epsilon_total=1.0, rng=0, unproven={"composition": "basic"})
+    with pytest.raises(ValueError, match="composition"):  # the proven default is not an unproven option
+        curate(asia, levels=levels, epsilon_total=1.0, rng=0, unproven={"composition": "advanced"})
     with pytest.raises(ValueError, match="no unproven option 'sepset'"):
         curate(asia, levels=levels, epsilon_total=1.0, rng=0, unproven={"sepset": "argmax"})
     with pytest.raises(TypeError, match="rng"):

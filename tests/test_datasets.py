@@ -175,7 +175,7 @@ def test_random_dag_bad_arguments():
 
 
 def test_sample_categorical_layout_and_cpts():
-    ds = sample_categorical(SMALL_DAG, 1000, 5, levels=(2, 4))
+    ds = sample_categorical(SMALL_DAG, 1000, 5, level_range=(2, 4))
     assert ds.kind == "discrete" and list(ds.data.columns) == list(SMALL_DAG.nodes)
     assert set(ds.dag.edges()) == set(SMALL_DAG.edges())
     for node, k in ds.meta["levels"].items():
@@ -191,7 +191,7 @@ def test_sample_categorical_layout_and_cpts():
 
 def test_sample_categorical_follows_its_cpts():
     n = 200_000
-    ds = sample_categorical(SMALL_DAG, n, 21, levels=(3, 3))
+    ds = sample_categorical(SMALL_DAG, n, 21, level_range=(3, 3))
     data, meta = ds.data, ds.meta
     p_a = meta["cpts"]["A"][0]
     freq = np.bincount(data["A"], minlength=3) / n
@@ -229,12 +229,12 @@ def test_sampler_never_draws_zero_probability_states():
 
 
 def test_sample_categorical_bad_arguments():
-    with pytest.raises(ValueError, match="levels"):
-        sample_categorical(SMALL_DAG, 10, 0, levels=(1, 3))
-    with pytest.raises(ValueError, match="levels"):
-        sample_categorical(SMALL_DAG, 10, 0, levels=(4, 2))
-    with pytest.raises(TypeError, match="levels"):
-        sample_categorical(SMALL_DAG, 10, 0, levels=3)
+    with pytest.raises(ValueError, match="level_range"):
+        sample_categorical(SMALL_DAG, 10, 0, level_range=(1, 3))
+    with pytest.raises(ValueError, match="level_range"):
+        sample_categorical(SMALL_DAG, 10, 0, level_range=(4, 2))
+    with pytest.raises(TypeError, match="level_range"):
+        sample_categorical(SMALL_DAG, 10, 0, level_range=3)
     with pytest.raises(ValueError, match="concentration"):
         sample_categorical(SMALL_DAG, 10, 0, concentration=0.0)
     with pytest.raises(ValueError, match="dag must be a directed acyclic graph"):

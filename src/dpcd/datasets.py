@@ -390,15 +390,15 @@ def random_dag(p: int, sparseness: float, rng: RngLike, *, edges: int | None = N
     return dag
 
 
-def _check_levels(levels: Any) -> tuple[int, int]:
+def _check_level_range(level_range: Any) -> tuple[int, int]:
     try:
-        low, high = levels
+        low, high = level_range
     except (TypeError, ValueError):
-        raise TypeError(f"levels must be a pair (min, max) of integers, got {levels!r}") from None
-    low = check_int(low, "levels[0]", minimum=2)
-    high = check_int(high, "levels[1]", minimum=2)
+        raise TypeError(f"level_range must be a pair (min, max) of integers, got {level_range!r}") from None
+    low = check_int(low, "level_range[0]", minimum=2)
+    high = check_int(high, "level_range[1]", minimum=2)
     if high < low:
-        raise ValueError(f"levels must satisfy levels[0] <= levels[1], got {levels!r}")
+        raise ValueError(f"level_range must satisfy level_range[0] <= level_range[1], got {level_range!r}")
     return low, high
 
 
@@ -407,14 +407,14 @@ def sample_categorical(
     n: int,
     rng: RngLike,
     *,
-    levels: tuple[int, int] = (2, 5),
+    level_range: tuple[int, int] = (2, 5),
     concentration: float = 1.0,
     cards: Sequence[int] | None = None,
 ) -> Dataset:
     """Random categorical CPTs on ``dag`` and ``n`` rows sampled from them.
 
     Each node gets a number of states drawn uniformly from
-    ``levels[0]..levels[1]`` (inclusive; 2–5 as in paper 000, Sec. VI), and
+    ``level_range[0]..level_range[1]`` (inclusive; 2–5 as in paper 000, Sec. VI), and
     each row of its CPT (one per parent configuration) is drawn from a
     symmetric Dirichlet(``concentration``) distribution. Rows are then drawn
     by the same vectorised forward sampler as :func:`load_bnlearn`.
@@ -427,7 +427,7 @@ def sample_categorical(
     first parent most significant; one column per state).
 
     ``cards`` fixes each node's number of states instead (one integer ≥ 2 per
-    node, in ``dag``'s node order; ``levels`` is then ignored), e.g. the
+    node, in ``dag``'s node order; ``level_range`` is then ignored), e.g. the
     categories of a public schema.
 
     >>> import networkx as nx
@@ -437,7 +437,7 @@ def sample_categorical(
     """
     nodes, index = _check_synthetic_dag(dag)
     n = check_int(n, "n", minimum=1)
-    low, high = _check_levels(levels)
+    low, high = _check_level_range(level_range)
     concentration = check_positive(concentration, "concentration")
     rng = as_rng(rng)
     parents = _parent_indices(dag, nodes, index)

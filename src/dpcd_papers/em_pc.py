@@ -910,13 +910,14 @@ def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, nume
             ours = claim_values(claims, runs, column)
             judged = reporting.compare(claims, ours, on=["item", "metric"], line=LINES[column], paper="em_pc")
             baselines = [trivial_graph_baselines(claims)]  # fixed before the run; a row they pass tells nothing
-            if column != "pc":  # nor does a private line's row that non-private PC at the same setting passes
+            pc_values = claim_values(claims.assign(algorithm="pc"), runs, "pc") if column != "pc" else None
+            if pc_values is not None:  # nor does a private line's row that non-private PC at the same setting passes
                 baselines.append(pd.DataFrame(
                     {"claim_id": claims["claim_id"].to_numpy(), "baseline": "non-private PC at the same setting",
-                     "value": claim_values(claims.assign(algorithm="pc"), runs, "pc")["value"].to_numpy()}))
+                     "value": pc_values["value"].to_numpy()}))
             judged = reporting.mark_uninformative(judged, pd.concat(baselines, ignore_index=True))
             if column == "lapmech":  # LapMech runs only on the draws whose full table fits the memory bound
-                draws = claim_values(claims.assign(algorithm="pc"), runs, "pc")["runs"].to_numpy()
+                draws = pc_values["runs"].to_numpy()
                 short = ours["runs"].to_numpy() < draws
                 judged.loc[short, "note"] = [f"{note}; ours: LapMech ran on {int(r)} of {int(d)} draws (the others' "
                                              f"full table exceeds {DEFAULT_MAX_CELLS:,} cells)" for note, r, d in

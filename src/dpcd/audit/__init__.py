@@ -50,12 +50,9 @@ from .runner import (
 )
 from .stats import clopper_pearson, epsilon_lower_bound
 
-__all__ = [
-    "ANM_SCORES", "AlgorithmRun", "AuditCase", "AuditResult", "CASES", "DiscoverRun", "Event", "NeighbouringPair",
-    "PCDKendallDecision",
-    "algorithm_case", "anm_case", "as_published", "anm_test_pair", "at_least", "audit",
-    "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson", "count_events",
-    "contains", "discover_cases", "edge_present", "epsilon_lower_bound", "equals", "graph_equals", "graph_key",
-    "mechanism_cases", "observed_outputs", "observed_outputs_and_markers", "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case",
-    "threshold_events",
-]
+__all__ = ["ANM_SCORES", "AlgorithmRun", "AuditCase", "AuditResult", "CASES", "DiscoverRun", "Event",
+           "NeighbouringPair", "PCDKendallDecision", "algorithm_case", "anm_case", "as_published", "anm_test_pair",
+           "at_least", "audit", "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson",
+           "count_events", "contains", "discover_cases", "edge_present", "epsilon_lower_bound", "equals",
+           "graph_equals", "graph_key", "mechanism_cases", "observed_outputs", "observed_outputs_and_markers",
+           "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case", "threshold_events"]

@@ -74,8 +74,9 @@ from .neighbours import (
 )
 from .runner import AuditCase
 
-__all__ = ["AlgorithmRun", "as_published", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision", "UnnoisedOrderZero", "mst_flip_pair", "algorithm_case",
-           "broken_algorithm_cases", "pcd_decision_case", "composed_epsilon", "worst_case_test_count", "SIZES"]
+__all__ = ["AlgorithmRun", "as_published", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision",
+           "UnnoisedOrderZero", "mst_flip_pair", "algorithm_case", "broken_algorithm_cases", "pcd_decision_case",
+           "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
 

@@ -32,6 +32,6 @@ from .tester import TESTS, CITester
 
 __all__ = ["CIResult", "CITester", "DEGENERATE_CONVENTIONS", "TESTS", "check_degenerate", "chi2_test",
            "chi2_type_statistic", "contingency_table", "fisher_z_from_matrix", "fisher_z_test", "g2_test",
-           "informative_strata", "kendall_tau", "kendall_tau_test", "kendall_weights", "marginal_table", "normal_two_sided_p",
-           "observed_levels", "partial_correlation", "spearman_rho_test", "spearman_weights", "stratified_kendall",
-           "stratified_spearman"]
+           "informative_strata", "kendall_tau", "kendall_tau_test", "kendall_weights", "marginal_table",
+           "normal_two_sided_p", "observed_levels", "partial_correlation", "spearman_rho_test", "spearman_weights",
+           "stratified_kendall", "stratified_spearman"]

@@ -144,10 +144,13 @@ of the public budgets and test counts only, so it changes no guarantee."""
 
 
 def _amplify(epsilon: np.ndarray, q: float) -> np.ndarray:
-    """ε of an ε-DP step run on a q-sub-sample: ln(1 + q(e^ε − 1)) [BBG18, Thm 9]."""
+    """ε of an ε-DP step run on a q-sub-sample, per entry: :func:`dpcd.privacy.mechanisms.subsampled_epsilon`
+    [BBG18, Thm 9] (entries ≤ 0, which OPT's solver may try, are left as they are)."""
     if q >= 1.0:
         return epsilon
-    return np.log1p(q * np.expm1(epsilon))
+    values = np.asarray(epsilon, dtype=float)
+    return np.array([subsampled_epsilon(float(v), q) if v > 0 else float(v) for v in values.ravel()]
+                    ).reshape(values.shape)
 
 
 def order_leakage(t: np.ndarray | float, epsilon: np.ndarray | float, *, delta_prime: float,
@@ -448,7 +451,7 @@ def _deltas(delta_prime: float | None, delta_total: float | None, last: int) -> 
 
 
 def worst_case(*, epsilon_total: float, delta_prime: float | None = None, delta_total: float | None = None, p: int,
-         max_order: int | None = None) -> WorstCase:
+               max_order: int | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`curate` run: (ε_Total, δ_Total)-DP under replace-one.
 
     Per order, advanced composition of its worst-case test count; over orders,
@@ -464,10 +467,12 @@ def worst_case(*, epsilon_total: float, delta_prime: float | None = None, delta_
     delta_prime, delta_total = _deltas(delta_prime, delta_total, last)
     delta = min(delta_total, (last + 1) * delta_prime)
     return WorstCase("curate", RELATION, epsilon_total, delta, PUBLIC,
-                       "Laplace mechanism per CI test (Dwork & Roth 2014, Thm. 3.6), advanced composition of each order's "
-                       "worst-case test count (Dwork & Roth 2014, Thm. 3.20), basic-composition filter over orders (Rogers, Roth, Ullman & Vadhan 2016)",
-                       "filter", None, {"epsilon_total": epsilon_total, "delta_prime": delta_prime,
-                                        "delta_total": delta_total, "max_order": last})
+                     "Laplace mechanism per CI test (Dwork & Roth 2014, Thm. 3.6), advanced composition of each "
+                     "order's "
+                     "worst-case test count (Dwork & Roth 2014, Thm. 3.20), basic-composition filter over orders "
+                     "(Rogers, Roth, Ullman & Vadhan 2016)",
+                     "filter", None, {"epsilon_total": epsilon_total, "delta_prime": delta_prime,
+                                      "delta_total": delta_total, "max_order": last})
 
 
 def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: float | None = None,
@@ -539,9 +544,9 @@ def curate(data, *, levels, epsilon_total: float, rng: RngLike, delta_prime: flo
     if beta1 >= 1:
         raise ValueError(f"beta1 must be < 1 (the keep threshold is T(1 − beta1)), got {beta1}")
     options = unproven_options(unproven, UNPROVEN, algorithm="curate")
+    if options.get("composition", "paper") != "paper":  # the proven 'advanced' is the default, not an unproven option
+        raise ValueError(f"unproven: composition must be 'paper', got {options['composition']!r}")
     composition = options.get("composition", "advanced")
-    if composition != "advanced" and composition != "paper":
-        raise ValueError(f"unproven: composition must be 'paper', got {composition!r}")
     if "sensitivity" in options:
         if sensitivity is not None:
             raise ValueError("give sensitivity or unproven={'sensitivity': ...}, not both")

@@ -61,8 +61,8 @@ from .private_notears import (
     score_worst_case,
 )
 
-__all__ = ["CURATE_SB", "SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb", "worst_case",
-           "RELATION", "PUBLIC"]
+__all__ = ["CURATE_SB", "SCHEDULES", "lemma2_iterations", "schedule_budgets", "count_iterations", "curate_sb",
+           "worst_case", "RELATION", "PUBLIC"]
 
 Schedule = Literal["multiplicative", "additive", "exponential"]
 SCHEDULES: tuple[str, ...] = ("multiplicative", "additive", "exponential")
@@ -155,8 +155,8 @@ def _schedule(schedule: str, grad_budget: float, epsilon0: float | None, indexin
 
 
 def worst_case(*, epsilon_total: float, delta: float, n: int, schedule: Schedule = "multiplicative",
-         epsilon0: float | None = None, indexing: Literal["lemma", "algorithm"] = "algorithm",
-         line_search_size: int = 1000) -> WorstCase:
+               epsilon0: float | None = None, indexing: Literal["lemma", "algorithm"] = "algorithm",
+               line_search_size: int = 1000) -> WorstCase:
     """The data-independent guarantee of any :func:`curate_sb` run (basic composition, δ includes m/n).
 
     >>> worst_case(epsilon_total=1.0, delta=1e-6, n=10_000).epsilon <= 1.0 + 1e-9
@@ -168,10 +168,10 @@ def worst_case(*, epsilon_total: float, delta: float, n: int, schedule: Schedule
     eps_ls, _ = line_search_charge(*check_subset_size(n, line_search_size))
     budgets, e0, _ = _schedule(schedule, epsilon_total - eps_ls, epsilon0, indexing)
     return score_worst_case("curate_sb", budgets, delta=delta, n=n, line_search_size=line_search_size,
-                      theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), Lemma 2 schedule, line-search "
-                              "subset as NOLEAKS, basic composition",
-                      parameters={"epsilon_total": epsilon_total, "schedule": schedule, "epsilon0": e0,
-                                  "iterations": len(budgets)})
+                            theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), Lemma 2 schedule, line-search "
+                                    "subset as NOLEAKS, basic composition",
+                            parameters={"epsilon_total": epsilon_total, "schedule": schedule, "epsilon0": e0,
+                                        "iterations": len(budgets)})
 
 
 def curate_sb(X, *, epsilon_total: float, delta: float, rng: RngLike, schedule: Schedule = "multiplicative",

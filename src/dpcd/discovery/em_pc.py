@@ -124,7 +124,8 @@ from ..validation import (
 from .algorithm import PrivateAlgorithm, mark_unproven, unproven_options
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["EM_PC", "EMPCDecider", "em_pc", "worst_case", "RELATION", "PUBLIC", "UNPROVEN", "default_max_distance", "round_split"]
+__all__ = ["EM_PC", "EMPCDecider", "em_pc", "worst_case", "RELATION", "PUBLIC", "UNPROVEN", "default_max_distance",
+           "round_split"]
 
 RELATION = ADD_REMOVE
 """EM-PC's guarantee is proven under add/remove one record."""
@@ -296,9 +297,10 @@ def worst_case(*, epsilon_total: float, epsilon_split=None) -> WorstCase:
     ledger.charge("EM-PC rounds (q2 count + q1 draws) under the budget filter", epsilon=epsilon_total,
                   kind="pure", note="the filter stops before the rounds' charges exceed epsilon_total")
     return WorstCase("em_pc", RELATION, epsilon_total, 0.0, PUBLIC,
-                       "Xu, Yuan & Wu 2017, Thm. 1 (exponential mechanism per round, Cor. 1-2; Dwork & Roth 2014, Thm. 3.10) and a "
-                       "pure-DP budget filter over rounds (Rogers, Roth, Ullman & Vadhan 2016)", "filter", ledger,
-                       {"epsilon_total": epsilon_total, "epsilon_1": e1, "epsilon_2": e2})
+                     "Xu, Yuan & Wu 2017, Thm. 1 (exponential mechanism per round, Cor. 1-2; Dwork & Roth 2014, Thm. "
+                     "3.10) and a "
+                     "pure-DP budget filter over rounds (Rogers, Roth, Ullman & Vadhan 2016)", "filter", ledger,
+                     {"epsilon_total": epsilon_total, "epsilon_1": e1, "epsilon_2": e2})
 
 
 def em_pc(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike, epsilon_split=None,

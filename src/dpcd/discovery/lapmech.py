@@ -60,8 +60,8 @@ from ..validation import (
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["LAPMECH", "DEFAULT_MAX_CELLS", "noisy_joint_table", "all_marginals", "NoisyTableDecider", "lapmech", "worst_case", "RELATION",
-           "PUBLIC"]
+__all__ = ["LAPMECH", "DEFAULT_MAX_CELLS", "noisy_joint_table", "all_marginals", "NoisyTableDecider", "lapmech",
+           "worst_case", "RELATION", "PUBLIC"]
 
 RELATION = ADD_REMOVE
 """LapMech's guarantee is proven under add/remove one record."""
@@ -211,8 +211,9 @@ def worst_case(*, epsilon_total: float) -> WorstCase:
     ledger.charge("LapMech: noisy full contingency table", epsilon=epsilon_total, kind="laplace", sensitivity=1.0,
                   scale=1.0 / epsilon_total)
     return WorstCase("lapmech", RELATION, epsilon_total, 0.0, PUBLIC,
-                       "Xu, Yuan & Wu 2017, Sec. IV-D: Laplace mechanism on a table of L1 sensitivity 1 (Dwork & Roth 2014, Thm. 3.6)",
-                       "basic", ledger, {"epsilon_total": epsilon_total})
+                     "Xu, Yuan & Wu 2017, Sec. IV-D: Laplace mechanism on a table of L1 sensitivity 1 (Dwork & Roth "
+                     "2014, Thm. 3.6)",
+                     "basic", ledger, {"epsilon_total": epsilon_total})
 
 
 def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: RngLike,

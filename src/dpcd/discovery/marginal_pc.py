@@ -215,8 +215,8 @@ def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = DE
     for k, mu in enumerate(mus):
         _charge(ledger, k, float(mu), delta / len(mus), 0, 1.0 / float(mu), 1.0)
     return WorstCase("marginal_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
-                       {"epsilon_total": epsilon_total, "delta": delta, "max_order": order,
-                        "mu": float(np.sqrt(np.sum(mus ** 2))), "order_weights": order_weights(order).tolist()})
+                     {"epsilon_total": epsilon_total, "delta": delta, "max_order": order,
+                      "mu": float(np.sqrt(np.sum(mus ** 2))), "order_weights": order_weights(order).tolist()})
 
 
 def _mutual_information(table: np.ndarray) -> float:

@@ -112,7 +112,7 @@ def worst_case(*, epsilon_total: float, delta: float, p: int | None = None) -> W
     ledger.charge("Moment-PC moments", epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian",
                   sensitivity=1.0, scale=1.0 / mu)
     return WorstCase("moment_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
-                       {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
+                     {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
 
 
 def noisy_moments(box: np.ndarray, *, mu: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:

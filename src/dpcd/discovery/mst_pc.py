@@ -89,8 +89,8 @@ from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_eps
 from .algorithm import PrivateAlgorithm
 from .pc import PCResult, node_names_of, pc
 
-__all__ = ["mst_synthetic", "mst_pc", "worst_case", "measure_one_way", "select_tree", "measure_tree", "sample_tree_model",
-           "MST_PC", "RELATION", "PUBLIC", "QUALITY_SENSITIVITY"]
+__all__ = ["mst_synthetic", "mst_pc", "worst_case", "measure_one_way", "select_tree", "measure_tree",
+           "sample_tree_model", "MST_PC", "RELATION", "PUBLIC", "QUALITY_SENSITIVITY"]
 
 RELATION = REPLACE_ONE
 PUBLIC = ("n", "domains")
@@ -120,8 +120,8 @@ def worst_case(*, epsilon_total: float, delta: float, p: int) -> WorstCase:
     p = check_int(p, "p", minimum=2)
     rho, eps_round, mu = _budgets(epsilon_total, delta, p)
     return WorstCase("mst_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "zcdp", None,
-                       {"epsilon_total": epsilon_total, "delta": delta, "rho": rho, "rounds": p - 1,
-                        "epsilon_per_round": eps_round, "mu_per_release": mu})
+                     {"epsilon_total": epsilon_total, "delta": delta, "rho": rho, "rounds": p - 1,
+                      "epsilon_per_round": eps_round, "mu_per_release": mu})
 
 
 def _ipf(table: np.ndarray, rows: np.ndarray, cols: np.ndarray, rounds: int = 50) -> np.ndarray:

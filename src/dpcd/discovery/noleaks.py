@@ -81,7 +81,7 @@ __all__ = ["NOLEAKS", "clipped_gradient", "gradient_sensitivity", "line_search_c
            "prepare_run", "worst_case", "RELATION", "PUBLIC", "score_worst_case", "check_subset_size"]
 
 def worst_case(*, epsilon_total: float, delta: float, n: int, max_evaluations: int = 100,
-         line_search_size: int = 1000) -> WorstCase:
+               line_search_size: int = 1000) -> WorstCase:
     """The data-independent guarantee of any :func:`noleaks` run with ``epsilon_total`` (basic composition).
 
     >>> round(worst_case(epsilon_total=1.0, delta=1e-6, n=10_000).delta, 6)   # m/n = 0.1 from the line-search subset
@@ -95,9 +95,9 @@ def worst_case(*, epsilon_total: float, delta: float, n: int, max_evaluations: i
         raise ValueError(f"epsilon_total={epsilon_total} does not exceed the line-search subset's charge {eps_ls:.4g}")
     budgets = np.full(max_evaluations, (epsilon_total - eps_ls) / max_evaluations)
     return score_worst_case("noleaks", budgets, delta=delta, n=n, line_search_size=line_search_size,
-                      theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), exact statistics of a random "
-                              "m-row subset (NOLEAKS artifact), basic composition",
-                      parameters={"epsilon_total": epsilon_total, "max_evaluations": max_evaluations})
+                            theorem="analytic Gaussian per gradient evaluation (Balle & Wang 2018), exact statistics of a random "
+                                    "m-row subset (NOLEAKS artifact), basic composition",
+                            parameters={"epsilon_total": epsilon_total, "max_evaluations": max_evaluations})
 
 
 def noleaks(X, *, delta: float, rng: RngLike, epsilon: float | None = None, epsilon_total: float | None = None,

@@ -94,6 +94,8 @@ __all__ = [
 ]
 
 CI_TESTS = ("rcit", "rcit_c1", "kendall")
+"""PCD's CI tests. "kendall" is the same stratified Kendall's τ as :data:`dpcd.ci.TESTS`'s, on numeric columns, with
+the PCD paper's rule for a conditioning set without a usable stratum (p = 0: dependent)."""
 LEDGER_NOTE = ("paper's accounting (Zhang et al. 2023, Thm. 5): noise calibrated to the LOCAL sensitivity "
                "Delta_P, so not a proven epsilon-DP guarantee")
 
@@ -302,8 +304,8 @@ def pcd(data, *, epsilon_per_test: float, alpha: float = 0.05, ci_test: Literal[
     tester = make_tester(data, ci_test, rng=test_rng, n_permutations=n_permutations, lam=lam)
     decider = PCDDecider(tester, epsilon=epsilon, alpha=alpha, rng=noise_rng, continuous=continuous)
     result = run_pc(names, decider, max_order=max_order, max_tests=max_tests)
-    info = {"ci_test": ci_test, "alpha": alpha, "epsilon_per_test": epsilon, "n_noisy": decider.n_noisy,
-            "n_direct": decider.n_direct, "n_computed": tester.n_computed,
+    info = {"algorithm": "pcd", "ci_test": ci_test, "alpha": alpha, "epsilon_per_test": epsilon,
+            "n_noisy": decider.n_noisy, "n_direct": decider.n_direct, "n_computed": tester.n_computed,
             "continuous": [name for name, flag in zip(names, decider.continuous) if flag],
             "privacy": "local-sensitivity calibration (paper's accounting, not a proven guarantee)"}
     return _with(result, ledger=decider.ledger(), info=info)

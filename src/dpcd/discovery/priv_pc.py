@@ -105,7 +105,7 @@ class SieveKendallDecider(Decider):
 
 
 def _examined_worst_case(name: str, rounds: int, epsilon_per_test: float, delta: float, theorem: str,
-                   parameters: dict) -> WorstCase:
+                         parameters: dict) -> WorstCase:
     """Plan of a sieve-and-examine run of at most ``rounds`` examined tests (ε/2 sieve + ε/2 examine) plus
     one open sieve (ε/2), composed by the tight PLD accountant at ``delta``."""
     ledger = PrivacyLedger("replace", public=PUBLIC)
@@ -114,7 +114,7 @@ def _examined_worst_case(name: str, rounds: int, epsilon_per_test: float, delta:
     ledger.charge("sieve (open)", epsilon=epsilon_per_test / 2.0, kind="pure")
     totals = privacy_totals(ledger, delta)
     return WorstCase(name, RELATION, totals["epsilon_tight"], delta, PUBLIC, theorem, "tight", ledger,
-                       {**parameters, "rounds": rounds})
+                     {**parameters, "rounds": rounds})
 
 
 def worst_case(*, epsilon_per_test: float, delta: float, p: int, n: int, max_order: int | None = None) -> WorstCase:
@@ -134,9 +134,10 @@ def worst_case(*, epsilon_per_test: float, delta: float, p: int, n: int, max_ord
     n = check_int(n, "n", minimum=2)
     order = max(p - 2, 0) if max_order is None else check_int(max_order, "max_order", minimum=0)
     return _examined_worst_case("priv_pc", worst_case_tests(p, order), epsilon_per_test, delta,
-                          "Wang, Pang & Song 2020, Thm. 1 per examined test (sieve amplified by sub-sampling, Balle, Barthe & Gaboardi 2018, Thm. 9; "
-                          "Laplace examine), worst-case number of tests composed by the PLD accountant",
-                          {"epsilon_per_test": epsilon_per_test, "max_order": order})
+                                "Wang, Pang & Song 2020, Thm. 1 per examined test (sieve amplified by sub-sampling, "
+                                "Balle, Barthe & Gaboardi 2018, Thm. 9; "
+                                "Laplace examine), worst-case number of tests composed by the PLD accountant",
+                                {"epsilon_per_test": epsilon_per_test, "max_order": order})
 
 
 def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-6, alpha: float = 0.20,

@@ -203,7 +203,7 @@ def prepare_run(X, node_names, delta, lambda1, clip, w_threshold, line_search_si
 
 
 def score_worst_case(name: str, budgets: np.ndarray, *, delta: float, n: int, line_search_size: int,
-               theorem: str, parameters: dict) -> WorstCase:
+                     theorem: str, parameters: dict) -> WorstCase:
     """Plan of a private-NOTEARS run: the line-search subset plus one analytic-Gaussian charge per budget.
 
     Basic composition, as the papers account: ε = line-search ε + Σ budgets,

@@ -75,8 +75,9 @@ from ..validation import (
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["PRIVPC_STAR", "moment_sensitivity", "scale_sensitivity", "MIN_SCALE", "scale_to_box", "clip_records", "noisy_correlation", "repair_correlation",
-           "privpc_star", "worst_case", "RELATION", "PUBLIC", "CorrelationMatrixDecider"]
+__all__ = ["PRIVPC_STAR", "moment_sensitivity", "scale_sensitivity", "MIN_SCALE", "scale_to_box", "clip_records",
+           "noisy_correlation", "repair_correlation", "privpc_star", "worst_case", "RELATION", "PUBLIC",
+           "CorrelationMatrixDecider"]
 
 RELATION = REPLACE_ONE
 """PrivPC*'s guarantee is proven under replace one record, with n public."""
@@ -257,7 +258,7 @@ def _check_options(standardise: str, scale_fraction: float) -> float:
 
 
 def worst_case(*, epsilon_total: float, p: int, standardise: str = "private", scale_fraction: float = 0.1,
-         clip_norm: float | None = None) -> WorstCase:
+               clip_norm: float | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`privpc_star` run: (ε_total, 0)-DP under replace-one.
 
     One or two Laplace releases whose budgets sum to ε_total (basic composition).
@@ -271,9 +272,10 @@ def worst_case(*, epsilon_total: float, p: int, standardise: str = "private", sc
     for mechanism, eps, sensitivity in _charges(p, epsilon_total, standardise, scale_fraction, clip_norm):
         ledger.charge(mechanism, epsilon=eps, kind="laplace", sensitivity=sensitivity, scale=sensitivity / eps)
     return WorstCase("privpc_star", RELATION, epsilon_total, 0.0, PUBLIC,
-                       "Laplace mechanism (Dwork & Roth 2014, Thm. 3.6) on moments of records in the public box (Xu, Yuan & Wu 2017, "
-                       "Thm. 2 with a replace-one sensitivity), basic composition of the releases", "basic", ledger,
-                       {"epsilon_total": epsilon_total, "standardise": standardise})
+                     "Laplace mechanism (Dwork & Roth 2014, Thm. 3.6) on moments of records in the public box (Xu, "
+                     "Yuan & Wu 2017, "
+                     "Thm. 2 with a replace-one sensitivity), basic composition of the releases", "basic", ledger,
+                     {"epsilon_total": epsilon_total, "standardise": standardise})
 
 
 def privpc_star(data, *, bounds, epsilon_total: float, alpha: float = 0.01, rng: RngLike,

@@ -99,8 +99,8 @@ from .kendall_family import (
 )
 from .pc import Decider, PCResult, run_pc, worst_case_tests
 
-__all__ = ["SUBSAMPLED_GAUSSIAN", "subsampled_gaussian_pc", "SubsampledGaussianDecider", "subsample_size_lower_bound", "worst_case",
-           "RELATION", "PUBLIC"]
+__all__ = ["SUBSAMPLED_GAUSSIAN", "subsampled_gaussian_pc", "SubsampledGaussianDecider", "subsample_size_lower_bound",
+           "worst_case", "RELATION", "PUBLIC"]
 
 #: probability per test that the Poisson sub-sample is smaller than its public lower bound m_lo
 SIZE_FAILURE = 1e-12
@@ -153,7 +153,7 @@ class SubsampledGaussianDecider(Decider):
 
 
 def worst_case(*, sigma: float, sampling_rate: float, delta: float, p: int, n: int,
-         max_order: int | None = None) -> WorstCase:
+               max_order: int | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`subsampled_gaussian_pc` run.
 
     At most :func:`~dpcd.discovery.pc.worst_case_tests` sub-sampled Gaussian
@@ -177,10 +177,11 @@ def worst_case(*, sigma: float, sampling_rate: float, delta: float, p: int, n: i
     ledger.charge("ci_test", kind="subsampled_gaussian", sampling_rate=sampling_rate, noise_multiplier=sigma,
                   delta=accountant_delta / rounds, count=rounds)
     epsilon = privacy_totals(ledger, accountant_delta)["epsilon_tight"]
-    return WorstCase("subsampled_gaussian_pc", RELATION, epsilon, delta, PUBLIC,
-                       "Poisson-sub-sampled Gaussian per test (Abadi et al. 2016; Mironov, Talwar & Zhang 2019), worst-case test count composed "
-                       "by the PLD accountant (Doroshenko et al. 2022)", "tight", ledger,
-                       {"sigma": sigma, "sampling_rate": sampling_rate, "rounds": rounds})
+    return WorstCase("subsampled_gaussian", RELATION, epsilon, delta, PUBLIC,
+                     "Poisson-sub-sampled Gaussian per test (Abadi et al. 2016; Mironov, Talwar & Zhang 2019), "
+                     "worst-case test count composed "
+                     "by the PLD accountant (Doroshenko et al. 2022)", "tight", ledger,
+                     {"sigma": sigma, "sampling_rate": sampling_rate, "rounds": rounds})
 
 
 def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, delta: float = 1e-6,
@@ -248,7 +249,7 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     sizes = np.asarray(decider.subsample_sizes)
     info = {
-        "algorithm": "subsampled_gaussian_pc", "sigma": sigma, "sampling_rate": sampling_rate, "delta": delta,
+        "algorithm": "subsampled_gaussian", "sigma": sigma, "sampling_rate": sampling_rate, "delta": delta,
         "alpha": alpha, "n": n, "max_order": max_order, "sensitivity_mode": sensitivity,
         "sensitivity": p_sensitivity, "noise_sd": sigma * p_sensitivity, "subsample_min": subsample_min,
         "size_failure_per_test": size_failure, "delta_size_failure": result.n_tests * size_failure,

@@ -120,8 +120,9 @@ def worst_case(*, epsilon_per_edge: float, delta: float, p: int) -> WorstCase:
     ledger.charge("above_threshold", epsilon=epsilon_per_edge, count=rounds, kind="pure")
     totals = privacy_totals(ledger, delta)
     return WorstCase("svt_pc", RELATION, totals["epsilon_tight"], delta, PUBLIC,
-                       "AboveThreshold per removed edge (Dwork & Roth 2014, Thm 3.23), at most p(p-1)/2 + 1 runs, PLD accountant",
-                       "tight", ledger, {"epsilon_per_edge": epsilon_per_edge, "rounds": rounds})
+                     "AboveThreshold per removed edge (Dwork & Roth 2014, Thm 3.23), at most p(p-1)/2 + 1 runs, PLD "
+                     "accountant",
+                     "tight", ledger, {"epsilon_per_edge": epsilon_per_edge, "rounds": rounds})
 
 
 def svt_pc(data, *, levels, epsilon_per_edge: float, delta: float = 1e-6, alpha: float = 0.20, rng: RngLike,

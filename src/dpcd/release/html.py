@@ -109,7 +109,8 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
         "<h2>Privacy statement</h2>",
         "<div class='statement'><p>"
         f"Guarantee: <b>{_e(budget)}</b> under the <i>{_e(relation.get('name', ''))}</i> relation. "
-        f"{_e(_sentence(relation.get('in_words', '')))} This is a worst case over all data sets, fixed before the data were "
+        f"{_e(_sentence(relation.get('in_words', '')))} This is a worst case over all data sets, fixed before the data "
+        f"were "
         "read.</p>"
         + (f"<p>Assumed public (not protected): {'; '.join(public_items)}. Nothing else about the data was used "
            "outside the charged noise mechanisms.</p>" if public_items else "")
