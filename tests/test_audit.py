@@ -504,3 +504,39 @@ def test_an_audit_without_a_violation_states_its_power():
     assert not result.violation and result.epsilon_lower == 0.0
     assert 7.5 < result.detectable < 8.5  # 10 000 runs per data set can show at most about 7.9
     assert result.to_row()["detectable"] == result.detectable
+
+
+# --------------------------------------------------------------------------- private ANM (training-set privacy)
+
+
+def test_anm_training_pair_replaces_one_training_row_and_moves_every_residual():
+    case = audit.anm_training_case(epsilon=1.0, rng=0, size="smoke")
+    pair = case.pair
+    assert case.name == "ANM (training-set, HSIC)" and case.epsilon == pytest.approx(1.0) and case.delta == 0.0
+    changed = np.flatnonzero(np.any(pair.data != pair.neighbour, axis=1))
+    assert changed.tolist() == [pair.meta["row"]] and pair.meta["row"] < 20  # a training row (the first half)
+    assert are_neighbours(pair.data, pair.neighbour, "replace") and np.all(np.abs(pair.neighbour) <= 1.0)
+    # the search is exhaustive: no other grid replacement of a training row moves the margin more
+    from dpcd.bivariate import anm
+
+    def margin(d):
+        fit = anm.fit_anm(d[:, 0], d[:, 1], lam=audit.anm.TRAINING_LAMBDA, rng=0, split=(np.arange(20), np.arange(20, 40)),
+                          bandwidth=audit.anm.TRAINING_BANDWIDTH, bounds_x=(-1, 1), bounds_y=(-1, 1),
+                          require_variation=False)
+        s_xy, s_yx = anm.fit_scores(fit, "hsic", np.random.default_rng(0))
+        return s_yx - s_xy
+
+    best = abs(margin(pair.neighbour) - margin(pair.data))
+    assert best == pytest.approx(abs(pair.meta["margin_D_prime"] - pair.meta["margin_D"]))
+    other = pair.data.copy()
+    other[3] = (-1.0, 1.0)
+    assert abs(margin(other) - margin(pair.data)) <= best + 1e-12
+
+
+def test_anm_training_set_case_holds_and_its_broken_variant_is_flagged():
+    case = audit.anm_training_case(epsilon=1.0, rng=0, size="smoke")
+    assert not audit.run_case(case, n_runs=2_000, n_select=500, rng=1).violation
+    broken = [c for c in audit.broken_algorithm_cases(epsilon=1.0, rng=0, size="smoke")
+              if c.name == "BROKEN ANM (training-set, HSIC)"]
+    assert len(broken) == 1 and broken[0].expect_violation
+    assert audit.run_case(broken[0], n_runs=4_000, n_select=1_000, rng=1).violation

@@ -1,9 +1,13 @@
-"""Audit cases for private ANM with test-set privacy (Kusner et al. 2016, Sec. 4).
+"""Audit cases for private ANM (Kusner et al. 2016) with test-set (Sec. 4) and training-set (Sec. 5) privacy.
 
-The pair replaces the test record that moves the score margin most
-(:func:`anm_test_pair`, an exhaustive search over a grid of the public box);
-each of the two scores is released with Lap(Δ/(ε/2)), so the claim is ε by
-Thm. 1/3 and basic composition — stated here, not read from a ledger.
+Test-set privacy: the pair replaces the test record that moves the score
+margin most (:func:`anm_test_pair`, an exhaustive search over a grid of the
+public box); each of the two scores is released with Lap(Δ/(ε/2)), so the
+claim is ε by Thm. 1/3 and basic composition — stated here, not read from a
+ledger. Training-set privacy (:func:`anm_training_case`): the pair replaces
+the **training** record that moves the HSIC margin most once both kernel
+regressions are refitted (:func:`anm_training_pair`); each HSIC score is
+released with Lap(Δ/(ε/2)), Δ of Thm. 7 with Thm. 5, so the claim is ε.
 
 Examples
 --------
@@ -23,8 +27,11 @@ from ..bivariate.anm import (
     check_split,
     fit_anm,
     fit_scores,
+    gaussian_kernel_lipschitz,
+    hsic_training_sensitivity,
     krr_predict,
     private_anm_test_set,
+    private_anm_training_set,
     score_sensitivity,
 )
 from ..validation import RngLike, as_rng, check_epsilon, check_int
@@ -32,7 +39,7 @@ from .events import Event, as_batch_array, at_least
 from .neighbours import NeighbouringPair, replace_record
 from .runner import AuditCase
 
-__all__ = ["ANM_SCORES", "anm_test_pair", "anm_case"]
+__all__ = ["ANM_SCORES", "anm_test_pair", "anm_case", "anm_training_pair", "anm_training_case"]
 
 
 ANM_SCORES = {"Spearman": "spearman", "Kendall": "kendall", "HSIC": "hsic"}
@@ -203,4 +210,129 @@ def anm_case(score: str = "spearman", *, epsilon: float, rng: RngLike, size: str
     note = (f"n = {n} (m = {pair.meta['m']} test records), ε/2 per score, claim ε (replace one test record; "
             "training half, split and bounds public)"
             + (f"; noise for {sensitivity_factor:g} × the sensitivity" if broken else ""))
+    return AuditCase(name, run, pair, tuple(events), epsilon, 0.0, False, note=note, expect_violation=broken)
+
+
+@dataclass(frozen=True)
+class _ANMTrainingSetRun:
+    """One run of :func:`dpcd.bivariate.anm.private_anm_training_set` (HSIC) on an (n, 2) array in [−1, 1]².
+
+    Split, λ, bandwidth and the bounds [−1, 1] are public. Output: the released
+    HSIC scores ``(p_{X→Y}, p_{Y→X})``. ``sensitivity_factor`` < 1 is a BROKEN
+    variant: the noise of that fraction of Thm. 7's sensitivity, the claim unchanged.
+    """
+
+    epsilon: float
+    train_index: tuple[int, ...]
+    test_index: tuple[int, ...]
+    lam: float
+    bandwidth: float
+    sensitivity_factor: float = 1.0
+
+    def __call__(self, data: Any, rng: Any) -> np.ndarray:
+        array = np.asarray(data, dtype=np.float64)
+        result = private_anm_training_set(
+            array[:, 0], array[:, 1], epsilon=self.epsilon / self.sensitivity_factor, scores=("hsic",),
+            lam=self.lam, bandwidth=self.bandwidth, bounds_x=_ANM_BOUNDS, bounds_y=_ANM_BOUNDS, rng=rng,
+            split=(np.asarray(self.train_index), np.asarray(self.test_index)))
+        return np.asarray(result.scores["hsic"], dtype=np.float64)
+
+
+def anm_training_pair(data: np.ndarray, *, split: tuple[np.ndarray, np.ndarray], lam: float, bandwidth: float,
+                      grid_points: int = 9) -> NeighbouringPair:
+    """The training-row replacement that moves the HSIC margin ``s_{Y→X} − s_{X→Y}`` the most.
+
+    ``data`` is an (n, 2) array in [−1, 1]², ``split`` the public split, λ and
+    ``bandwidth`` the public regression and kernel parameters. Candidates: every
+    training row replaced by every point of a ``grid_points`` × ``grid_points``
+    grid of [−1, 1]²; each candidate refits both kernel regressions
+    (:func:`dpcd.bivariate.anm.fit_anm`), so every test residual moves — the
+    change Thm. 5 bounds. The search is exhaustive over this grid.
+    """
+    array = np.asarray(data, dtype=np.float64)
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(f"data must be an (n, 2) array, got shape {array.shape}")
+    if np.any(np.abs(array) > 1.0):
+        raise ValueError("data must lie in [-1, 1]^2 (the public bounds)")
+    train, test = check_split(split, array.shape[0])
+    grid_points = check_int(grid_points, "grid_points", minimum=2)
+
+    def scores_of(d: np.ndarray) -> tuple[float, float]:
+        fit = fit_anm(d[:, 0], d[:, 1], lam=lam, rng=0, split=(train, test), bandwidth=bandwidth,
+                      bounds_x=_ANM_BOUNDS, bounds_y=_ANM_BOUNDS, require_variation=False)
+        return fit_scores(fit, "hsic", np.random.default_rng(0))
+
+    base = scores_of(array)
+    grid = np.linspace(-1.0, 1.0, grid_points)
+    best, record, row, after = -1.0, None, -1, base
+    for k in train:
+        for gx in grid:
+            for gy in grid:
+                candidate = array.copy()
+                candidate[k] = (gx, gy)
+                scores = scores_of(candidate)
+                change = abs((scores[1] - scores[0]) - (base[1] - base[0]))
+                if change > best:
+                    best, record, row, after = change, np.array([gx, gy]), int(k), scores
+    meta = {"margin_D": base[1] - base[0], "margin_D_prime": after[1] - after[0], "scores_D": base,
+            "scores_D_prime": after, "row": row, "record": record.tolist(), "m": len(test), "n": len(train)}
+    description = (f"training row {row} ({array[row, 0]:.2f}, {array[row, 1]:.2f}) replaced by "
+                   f"({record[0]:.2f}, {record[1]:.2f}): HSIC margin s_YX − s_XY {meta['margin_D']:.3g} → "
+                   f"{meta['margin_D_prime']:.3g}; test half, split, lambda and bandwidth public")
+    return replace_record(array, row, record, description=description, meta=meta)
+
+
+TRAINING_LAMBDA = 1.0
+"""λ of the training-set audit case: the largest Thm. 5 allows (λ ≤ 1), where its sensitivity is smallest."""
+TRAINING_BANDWIDTH = 0.5
+"""Public Gaussian-kernel bandwidth of the training-set audit case."""
+TRAINING_BROKEN_FACTOR = 1e-5
+"""The BROKEN training-set variant adds the noise of this fraction of Thm. 7's sensitivity."""
+
+
+def anm_training_case(*, epsilon: float, rng: RngLike, size: str = "quick",
+                      sensitivity_factor: float = 1.0) -> AuditCase:
+    """Audit case for private ANM with **training-set** privacy (Kusner et al. 2016, Sec. 5, Thm. 5 and 7), HSIC.
+
+    Data as :func:`anm_case` (the first half the public training half); the pair
+    replaces the training record that moves the HSIC margin most once both
+    regressions are refitted (:func:`anm_training_pair`). Each HSIC score is
+    released with Lap(Δ/(ε/2)), Δ = Thm. 7 (paper reading) with Thm. 5, λ =
+    :data:`TRAINING_LAMBDA`, so the claim is ε (replace one training record).
+    Thm. 7's Δ is far above what one record moves here, so the case has little
+    power (``detectable`` says how little); it checks the guarantee is not broken.
+    ``sensitivity_factor`` < 1 gives the BROKEN variant (:data:`TRAINING_BROKEN_FACTOR`).
+    """
+    if size not in ("smoke", "quick", "full"):
+        raise ValueError(f"size must be 'smoke', 'quick' or 'full', got {size!r}")
+    epsilon = check_epsilon(epsilon)
+    if not 0 < sensitivity_factor <= 1:
+        raise ValueError(f"sensitivity_factor must lie in (0, 1], got {sensitivity_factor}")
+    generator = as_rng(rng)
+    n = {"smoke": 40, "quick": 100, "full": 200}[size]
+    grid_points = {"smoke": 5, "quick": 7, "full": 9}[size]
+    x = generator.uniform(-1.0, 1.0, n)
+    data = np.column_stack([x, 0.8 * x**3 + 0.2 * generator.uniform(-1.0, 1.0, n)])
+    train, test = np.arange(n // 2), np.arange(n // 2, n)
+    pair = anm_training_pair(data, split=(train, test), lam=TRAINING_LAMBDA, bandwidth=TRAINING_BANDWIDTH,
+                             grid_points=grid_points)
+    run = _ANMTrainingSetRun(epsilon / 2.0, tuple(int(i) for i in train), tuple(int(i) for i in test),
+                             TRAINING_LAMBDA, TRAINING_BANDWIDTH, float(sensitivity_factor))
+    sensitivity = hsic_training_sensitivity(len(test), len(train), TRAINING_LAMBDA,
+                                            lipschitz=gaussian_kernel_lipschitz(TRAINING_BANDWIDTH))
+    scale = sensitivity / (epsilon / 2.0) * sensitivity_factor
+    centre = 0.5 * (pair.meta["margin_D"] + pair.meta["margin_D_prime"])
+    events = [Event("released decision x→y", _ScoreMargin(0.0, strict=True))]
+    events += [Event(f"p_YX − p_XY ≥ {c:.3g}", _ScoreMargin(float(c)))
+               for c in np.linspace(centre - 4 * scale, centre + 4 * scale, 33)]
+    for j, label in ((0, "XY"), (1, "YX")):
+        middle = 0.5 * (pair.meta["scores_D"][j] + pair.meta["scores_D_prime"][j])
+        events += [at_least(c, coordinate=j, name=f"p_{label} ≥ {c:.3g}")
+                   for c in np.linspace(middle - 3 * scale, middle + 3 * scale, 17)]
+    broken = sensitivity_factor != 1.0
+    name = f"{'BROKEN ' if broken else ''}ANM (training-set, HSIC)"
+    note = (f"n = {n} ({len(train)} training, {len(test)} test records), lambda = {TRAINING_LAMBDA:g}, bandwidth "
+            f"{TRAINING_BANDWIDTH:g}, eps/2 per score, claim eps (replace one training record; test half, split, "
+            "lambda, bandwidth and bounds public)" + (f"; noise for {sensitivity_factor:g} × Thm. 7's sensitivity"
+                                                     if broken else ""))
     return AuditCase(name, run, pair, tuple(events), epsilon, 0.0, False, note=note, expect_violation=broken)

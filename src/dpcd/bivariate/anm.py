@@ -751,7 +751,7 @@ def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
                              bounds_x: tuple[float, float], bounds_y: tuple[float, float],
                              train_fraction: float = 0.5, hsic_bound: Literal["paper", "direct"] = "paper",
                              residual_bound: Literal["paper", "stability"] = "paper",
-                             rng: RngLike) -> PrivateANMResult:
+                             rng: RngLike, split: Optional[tuple[np.ndarray, np.ndarray]] = None) -> PrivateANMResult:
     """ANM with training-set privacy (Sec. 5 of [KSSW16]).
 
     ``bounds_x``, ``bounds_y``: the public (low, high) range of each variable;
@@ -766,7 +766,9 @@ def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
     Spearman/Kendall are released exactly by propose-test-release [DR14, Alg. 13]
     with ``d = ⌊nγλ^{3/2}/16⌋`` (Sec. 5.1), each (ε, δ)-DP, ⊥ when
     ``d + Lap(1/ε) ≤ ln(1/δ)/ε``. The IQR score is not offered (Sec. 5.3 gives no
-    usable bound on its distance to instability).
+    usable bound on its distance to instability). ``split=(train_index,
+    test_index)`` fixes the public split (:func:`check_split`); None draws it
+    from ``rng``.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -782,7 +784,8 @@ def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
     generator = as_rng(rng)
     x, y = as_pair(x, y, require_variation=False)
     fit = fit_anm(x, y, lam=lam, train_fraction=train_fraction, rng=generator, bandwidth=bandwidth,
-                  bounds_x=bounds_x, bounds_y=bounds_y, require_variation=False)
+                  bounds_x=bounds_x, bounds_y=bounds_y, require_variation=False,
+                  split=None if split is None else check_split(split, x.size))
     krr_residual_sensitivity(fit.n, lam, bound=residual_bound)  # validates λ for the chosen bound
     ledger = PrivacyLedger(relation="replace",
                            public=("n", "m", "train/test split", "test half", "lam", "bandwidth",
