@@ -540,3 +540,15 @@ def test_anm_training_set_case_holds_and_its_broken_variant_is_flagged():
               if c.name == "BROKEN ANM (training-set, HSIC)"]
     assert len(broken) == 1 and broken[0].expect_violation
     assert audit.run_case(broken[0], n_runs=4_000, n_select=1_000, rng=1).violation
+
+
+def test_anm_iqr_case_moves_an_iqr_from_zero_and_only_the_broken_variant_leaks():
+    from dpcd.bivariate.anm import iqr
+
+    case = audit.anm_iqr_case(epsilon=1.0, rng=0, size="smoke")
+    m = case.pair.meta["m"]
+    assert iqr(case.pair.data[m:, 0]) == 0.0 and iqr(case.pair.neighbour[m:, 0]) == 1.0
+    assert (case.epsilon, case.delta) == (1.0, 1e-6) and are_neighbours(case.pair.data, case.pair.neighbour, "replace")
+    assert not audit.run_case(case, n_runs=1_000, n_select=300, rng=1).violation
+    broken = audit.anm_iqr_case(epsilon=1.0, rng=0, size="smoke", broken=True)
+    assert broken.expect_violation and audit.run_case(broken, n_runs=1_000, n_select=300, rng=1).violation

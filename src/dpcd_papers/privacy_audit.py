@@ -34,7 +34,7 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
     """Every audit case of ``group`` (broken variants included), built with ``rng``.
 
     ``algorithm`` covers the registry algorithms whose module is available, the
-    ANM scores (test-set privacy) and HSIC with training-set privacy, PCD's Kendall
+    ANM scores (test-set privacy, the IQR score too) and HSIC with training-set privacy, PCD's Kendall
     decision without a usable stratum and the broken algorithm variants.
     """
     if group == "mechanism":
@@ -48,7 +48,8 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
         cases += [audit.anm_case(score, epsilon=epsilon, rng=generator, size=size) for score in audit.ANM_SCORES.values()]
         cases.append(audit.pcd_decision_case(epsilon=epsilon, rng=generator, size=size))
         return (cases + audit.broken_algorithm_cases(epsilon=epsilon, rng=generator, size=size) + published
-                + [audit.anm_training_case(epsilon=epsilon, rng=generator, size=size)])
+                + [audit.anm_training_case(epsilon=epsilon, rng=generator, size=size),
+                   audit.anm_iqr_case(epsilon=epsilon, delta=delta, rng=generator, size=size)])
     if group == "discover":
         seed = int(as_rng(rng).integers(2**31))
         return (audit.discover_cases(epsilon=epsilon, rng=seed, size=size)

@@ -23,7 +23,7 @@ from .algorithms import (
                      broken_algorithm_cases,
                      pcd_decision_case,
 )
-from .anm import ANM_SCORES, anm_case, anm_test_pair, anm_training_case, anm_training_pair
+from .anm import ANM_SCORES, anm_case, anm_iqr_case, anm_test_pair, anm_training_case, anm_training_pair
 from .black_box import DiscoverRun, broken_discover_cases, discover_cases
 from .events import (
                      Event,
@@ -51,7 +51,7 @@ from .runner import (
 from .stats import clopper_pearson, epsilon_lower_bound
 
 __all__ = ["ANM_SCORES", "AlgorithmRun", "AuditCase", "AuditResult", "CASES", "DiscoverRun", "Event",
-           "NeighbouringPair", "PCDKendallDecision", "algorithm_case", "anm_case", "anm_training_case", "anm_training_pair", "as_published", "anm_test_pair",
+           "NeighbouringPair", "PCDKendallDecision", "algorithm_case", "anm_case", "anm_iqr_case", "anm_training_case", "anm_training_pair", "as_published", "anm_test_pair",
            "at_least", "audit", "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson",
            "count_events", "contains", "discover_cases", "edge_present", "epsilon_lower_bound", "equals",
            "graph_equals", "graph_key", "mechanism_cases", "observed_outputs", "observed_outputs_and_markers",

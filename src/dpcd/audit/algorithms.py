@@ -64,7 +64,7 @@ import pandas as pd
 from ..privacy.calibration import largest_parameter
 from ..registry import ALGORITHMS
 from ..validation import RngLike, as_rng, check_epsilon
-from .anm import TRAINING_BROKEN_FACTOR, anm_training_case
+from .anm import TRAINING_BROKEN_FACTOR, anm_iqr_case, anm_training_case
 from .events import equals, graph_events, graph_key, observed_outputs
 from .neighbours import (
     NeighbouringPair,
@@ -729,4 +729,5 @@ def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str 
             pcd_decision_case(epsilon=epsilon, rng=generator, size=size, detect_continuous=True),
             _marginal_pc(epsilon, generator, size, broken=True), _mst_pc(epsilon, generator, size, broken=True),
             _moment_pc(epsilon, generator, size, broken=True),
-            anm_training_case(epsilon=epsilon, rng=generator, size=size, sensitivity_factor=TRAINING_BROKEN_FACTOR)]
+            anm_training_case(epsilon=epsilon, rng=generator, size=size, sensitivity_factor=TRAINING_BROKEN_FACTOR),
+            anm_iqr_case(epsilon=epsilon, rng=generator, size=size, broken=True)]

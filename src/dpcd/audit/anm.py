@@ -8,6 +8,9 @@ ledger. Training-set privacy (:func:`anm_training_case`): the pair replaces
 the **training** record that moves the HSIC margin most once both kernel
 regressions are refitted (:func:`anm_training_pair`); each HSIC score is
 released with Lap(Δ/(ε/2)), Δ of Thm. 7 with Thm. 5, so the claim is ε.
+The IQR score (:func:`anm_iqr_case`, Thm. 4/6): four Dwork–Lei releases of a
+log IQR, each (3ε_s, δ_s), on a test half whose quartile sits at a tie, so
+that one replaced record moves an IQR from 0 to 1.
 
 Examples
 --------
@@ -24,11 +27,13 @@ from typing import Any
 import numpy as np
 
 from ..bivariate.anm import (
+    _quartile_indices,
     check_split,
     fit_anm,
     fit_scores,
     gaussian_kernel_lipschitz,
     hsic_training_sensitivity,
+    iqr,
     krr_predict,
     private_anm_test_set,
     private_anm_training_set,
@@ -39,7 +44,7 @@ from .events import Event, as_batch_array, at_least
 from .neighbours import NeighbouringPair, replace_record
 from .runner import AuditCase
 
-__all__ = ["ANM_SCORES", "anm_test_pair", "anm_case", "anm_training_pair", "anm_training_case"]
+__all__ = ["ANM_SCORES", "anm_test_pair", "anm_case", "anm_training_pair", "anm_training_case", "anm_iqr_case"]
 
 
 ANM_SCORES = {"Spearman": "spearman", "Kendall": "kendall", "HSIC": "hsic"}
@@ -336,3 +341,80 @@ def anm_training_case(*, epsilon: float, rng: RngLike, size: str = "quick",
             "lambda, bandwidth and bounds public)" + (f"; noise for {sensitivity_factor:g} × Thm. 7's sensitivity"
                                                      if broken else ""))
     return AuditCase(name, run, pair, tuple(events), epsilon, 0.0, False, note=note, expect_violation=broken)
+
+
+@dataclass(frozen=True)
+class _ANMIQRRun:
+    """The IQR score of ANM with test-set privacy (four Dwork–Lei log-IQR releases, Thm. 4/6) on an (n, 2) array.
+
+    Output: ``(s_{X→Y}, s_{Y→X})`` with NaN for ⊥. ``broken=True`` is the BROKEN
+    variant: each log IQR released with Lap(1/ε_s) **without** the
+    propose-test-release step (the claim unchanged), so a log IQR of −∞ (an
+    IQR of 0) is released as −∞.
+    """
+
+    epsilon_step: float
+    delta_step: float
+    train_index: tuple[int, ...]
+    test_index: tuple[int, ...]
+    broken: bool = False
+
+    def __call__(self, data: Any, rng: Any) -> np.ndarray:
+        array = np.asarray(data, dtype=np.float64)
+        split = (np.asarray(self.train_index), np.asarray(self.test_index))
+        if not self.broken:
+            released = private_anm_test_set(array[:, 0], array[:, 1], epsilon=self.epsilon_step,
+                                            delta=self.delta_step, scores=("iqr",), split=split,
+                                            bounds_x=_ANM_BOUNDS, bounds_y=_ANM_BOUNDS, rng=rng).scores["iqr"]
+            return np.array([np.nan if v is None else v for v in released], dtype=np.float64)
+        fit = fit_anm(array[:, 0], array[:, 1], lam=1e-3, rng=0, split=split, bounds_x=_ANM_BOUNDS,
+                      bounds_y=_ANM_BOUNDS, require_variation=False)
+        logs = np.array([_log_iqr(a) for a in (fit.x_test, fit.residual_y, fit.y_test, fit.residual_x)])
+        logs = logs + as_rng(rng).laplace(0.0, 1.0 / self.epsilon_step, size=4)
+        return np.array([logs[0] + logs[1], logs[2] + logs[3]])
+
+
+def _log_iqr(a: np.ndarray) -> float:
+    value = iqr(a)
+    return float(np.log(value)) if value > 0 else -np.inf
+
+
+def anm_iqr_case(*, epsilon: float, delta: float = 1e-6, rng: RngLike, size: str = "quick",
+                 broken: bool = False) -> AuditCase:
+    """Audit case for the IQR score of ANM with test-set privacy (Kusner et al. 2016, Sec. 4.3, Thm. 4/6).
+
+    Four Dwork–Lei log-IQR releases (x′, r′_Y, y′, r′_X), each (3ε_s, δ_s) with
+    ε_s = ε/12 and δ_s = δ/4, so the claim is (ε, δ) by basic composition. The
+    test half is built for the statistic: x′ is 0 except ⌊(m − 1)/4⌋ values at −1
+    below the lower quartile and as many at 1 above the upper one, so IQR(x′) = 0
+    on D; D′ replaces one test record (0, y) by (−1, y), which moves the lower
+    quartile to −1 and IQR(x′) to 1 — a log IQR from −∞ to 0. The training half
+    (public) is as in :func:`anm_case`. Events: ⊥ and "s ≥ c" for each score, and
+    s_{X→Y} = −∞. ``broken=True`` releases the log IQRs without the stability test.
+    """
+    if size not in ("smoke", "quick", "full"):
+        raise ValueError(f"size must be 'smoke', 'quick' or 'full', got {size!r}")
+    epsilon = check_epsilon(epsilon)
+    generator = as_rng(rng)
+    m = {"smoke": 20, "quick": 50, "full": 100}[size]
+    x_train = generator.uniform(-1.0, 1.0, m)
+    train = np.column_stack([x_train, 0.8 * x_train**3 + 0.2 * generator.uniform(-1.0, 1.0, m)])
+    low, high = _quartile_indices(m)
+    x_test = np.concatenate([np.full(low, -1.0), np.zeros(high - low + 1), np.ones(m - 1 - high)])
+    test = np.column_stack([x_test, generator.uniform(-1.0, 1.0, m)])
+    data = np.vstack([train, test])
+    row = m + low  # the first test record at 0
+    record = np.array([-1.0, data[row, 1]])
+    pair = replace_record(data, row, record, description=(
+        f"test row {row} (0, {data[row, 1]:.2f}) replaced by (-1, {data[row, 1]:.2f}): IQR(x') 0 -> 1 (the lower "
+        "quartile sits at a tie); training half, split and bounds public"),
+        meta={"row": int(row), "m": m, "n": m})
+    run = _ANMIQRRun(epsilon / 12.0, delta / 4.0, tuple(range(m)), tuple(range(m, 2 * m)), broken)
+    events = [Event("s_XY is ⊥", lambda b: np.isnan(as_batch_array(b).reshape(-1, 2)[:, 0])),
+              Event("s_XY = −∞", lambda b: np.isneginf(as_batch_array(b).reshape(-1, 2)[:, 0]))]
+    events += [at_least(float(c), coordinate=j, name=f"s_{label} ≥ {c:.3g}")
+               for j, label in ((0, "XY"), (1, "YX")) for c in np.linspace(-40.0, 20.0, 25)]
+    name = f"{'BROKEN ' if broken else ''}ANM (test-set, IQR)"
+    note = (f"m = {m} test records; four Dwork-Lei log-IQR releases at (3 eps/12, delta/4) each, claim (eps, delta) "
+            "by basic composition (replace one test record)" + ("; BROKEN: no stability test" if broken else ""))
+    return AuditCase(name, run, pair, tuple(events), epsilon, delta, False, note=note, expect_violation=broken)
