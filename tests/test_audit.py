@@ -388,7 +388,7 @@ def test_anm_test_pair_is_the_best_grid_replacement():
 
 
 @pytest.mark.parametrize("name", ["lapmech", "priv_pc", "svt_pc", "curate", "privpc_star", "subsampled_gaussian",
-                                  "marginal_pc", "mst_pc", "moment_pc"])
+                                  "marginal_pc", "mst_pc", "moment_pc", "gcm_pc"])
 def test_correct_algorithms_are_not_flagged_on_pairs_built_for_their_statistic(name):
     case = audit.algorithm_case(name, epsilon=1.0, rng=0, size="smoke")
     assert len(case.pair.data.columns) >= 4 and not case.expect_violation
@@ -416,11 +416,12 @@ def test_claims_are_stated_from_the_theorem_not_from_a_ledger():
 def test_pre_fix_behaviours_are_flagged():
     """EM-PC's arg-max separating set, PrivPC*'s data standardisation, PCD's ties read from the data, Marginal-PC's
     order-0 tables read without noise, MST-PC's tree by the exact arg-max, Moment-PC's noise scaled to the observed
-    range: each refuted."""
+    range, GCM-PC's columns scaled by their observed range: each refuted (the two ANM variants have their own tests)."""
     cases = audit.broken_algorithm_cases(epsilon=1.0, rng=0, size="smoke")
-    assert [c.expect_violation for c in cases] == [True] * 6
-    em, star, pcd_ties, exact_tables, argmax_tree, observed_range = cases
-    for case in (exact_tables, argmax_tree, observed_range):
+    assert [c.expect_violation for c in cases] == [True] * 9
+    em, star, pcd_ties, exact_tables, argmax_tree, observed_range, _, _, gcm_range = cases
+    assert gcm_range.name == "BROKEN GCM-PC, columns scaled by their observed range"
+    for case in (exact_tables, argmax_tree, observed_range, gcm_range):
         result = audit.run_case(case, n_runs=300, n_select=80, rng=2)
         assert result.violation and result.epsilon_lower > 2 * case.epsilon, result.to_row()
     result = audit.run_case(em, n_runs=300, n_select=80, rng=2)

@@ -52,6 +52,7 @@ from .discovery.algorithm import DataKind, PrivateAlgorithm
 from .discovery.curate import CURATE
 from .discovery.curate_sb import CURATE_SB
 from .discovery.em_pc import EM_PC
+from .discovery.gcm_pc import GCM_PC
 from .discovery.lapmech import LAPMECH
 from .discovery.marginal_pc import MARGINAL_PC
 from .discovery.moment_pc import MOMENT_PC
@@ -97,20 +98,20 @@ class CalibrationRefused(ValueError):
 
 
 ALGORITHMS: dict[str, PrivateAlgorithm] = {algorithm.name: algorithm for algorithm in (
-    MARGINAL_PC, MST_PC, MOMENT_PC, EM_PC, LAPMECH, PRIV_PC, SVT_PC, SUBSAMPLED_GAUSSIAN, CURATE, PRIVPC_STAR, PCD,
-    NOLEAKS, CURATE_SB)}
+    MARGINAL_PC, MST_PC, MOMENT_PC, GCM_PC, EM_PC, LAPMECH, PRIV_PC, SVT_PC, SUBSAMPLED_GAUSSIAN, CURATE, PRIVPC_STAR,
+    PCD, NOLEAKS, CURATE_SB)}
 """Every private discovery algorithm of the package, by name: each module exports one
 :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`, imported here plainly."""
 
 AUTO_PREFERENCE: dict[str, tuple[str, ...]] = {
     "categorical": ("marginal_pc", "mst_pc", "em_pc", "priv_pc", "curate", "svt_pc", "lapmech"),
-    "numeric": ("moment_pc", "privpc_star"),
+    "numeric": ("moment_pc", "gcm_pc", "privpc_star"),
 }
 """``algorithm="auto"`` without a forecast (n protected): the first available algorithm for the schema's kind
 that meets the relation."""
 AUTO_CANDIDATES: dict[str, tuple[str, ...]] = {
     "categorical": ("marginal_pc", "mst_pc", "em_pc", "lapmech"),
-    "numeric": ("moment_pc", "privpc_star", "marginal_pc", "mst_pc"),
+    "numeric": ("moment_pc", "privpc_star", "marginal_pc", "mst_pc", "gcm_pc"),
 }
 """``algorithm="auto"`` with a forecast (n public): the algorithms it compares on synthetic data of the schema's
 shape (:func:`dpcd.forecast.choose_by_forecast`); categorical ones read numeric columns as the schema's bins. The others

@@ -25,6 +25,8 @@ Sub-sampled Gauss  Kendall borderline     T Poisson-sub-sampled Gaussian steps (
 CURATE             Kendall borderline     (``epsilon_total``, ``delta_total``) (replace), Alg. 1
 Moment-PC          covariance: a record   (``epsilon_total``, ``delta``) (replace), Gaussian DP (module theorem
                    at a corner of the box of :mod:`dpcd.discovery.moment_pc`)
+GCM-PC             feature moments: a     (``epsilon_total``, ``delta``) (replace), Gaussian DP (module theorem
+                   record at a corner     of :mod:`dpcd.discovery.gcm_pc`)
 PrivPC*            covariance: a record   ``epsilon_total`` (replace), Thm. 2 (corrected)
                    at a corner of the box
 NOLEAKS, CURATE-SB covariance corner       ε_total, δ = m/n + I·δ (replace), basic composition
@@ -42,8 +44,9 @@ must be flagged: EM-PC storing the arg-max separating set of un-noised scores,
 PrivPC* standardising with the data's own means and standard deviations,
 PCD's Kendall decision treating the columns without ties in the data as continuous,
 Marginal-PC releasing its order-0 tables without noise (:class:`UnnoisedOrderZero`), MST-PC choosing its tree
-by the exact arg-max (:class:`ArgmaxTree`), and Moment-PC scaling its noise to the observed range of the records
-(:class:`ObservedRangeMoments`).
+by the exact arg-max (:class:`ArgmaxTree`), Moment-PC scaling its noise to the observed range of the records
+(:class:`ObservedRangeMoments`), GCM-PC mapping the columns to [−1, 1] by their observed range
+(:class:`ObservedRangeGCM`), and private ANM with training-set or IQR noise below its theorems'.
 
 Examples
 --------
@@ -516,6 +519,56 @@ class ObservedRangeMoments:
         return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
 
 
+@dataclass(frozen=True)
+class ObservedRangeGCM:
+    """BROKEN GCM-PC: the columns are mapped to [−1, 1] by their **observed** range (the largest |x_i| in the data
+    set) before the features are released, not by the public bounds — so the noise fits the data's own spread, a
+    local sensitivity (the PCD mistake); the claim stays the run's."""
+
+    epsilon_total: float
+    delta: float
+    alpha: float = 0.05
+    max_order: int = 1
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        from ..ci.gcm import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, chebyshev_features
+        from ..discovery import gcm_pc as module
+        from ..discovery.pc import run_pc
+        from ..privacy.gdp import gdp_mu
+        from ..privacy.moments import noisy_moments
+
+        box = np.clip(np.asarray(data, dtype=np.float64), -1.0, 1.0)
+        n, p = box.shape
+        generator = as_rng(rng)
+        reach = max(float(np.abs(box).max()), 1e-3)  # the mistake: read from the data
+        features = chebyshev_features(box / reach, DEFAULT_CONDITIONING_DEGREE)
+        weights = module.feature_weights(p, DEFAULT_CONDITIONING_DEGREE, module.DEFAULT_FEATURE_WEIGHT)
+        sums, second, sigma = noisy_moments(features, mu=gdp_mu(self.epsilon_total, self.delta), rng=generator,
+                                            weights=weights)
+        mean = sums / n
+        decider = module.GCMDecider(second / n - np.outer(mean, mean), mean, n, sigma, alpha=self.alpha,
+                                    degree=DEFAULT_DEGREE, conditioning_degree=DEFAULT_CONDITIONING_DEGREE,
+                                    weights=weights, rng=generator, n_boot=60)
+        return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
+
+
+def _gcm_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+    delta = 1e-6
+    # as for Moment-PC: records near the centre of the public box, and one replaced by a record at a corner, which
+    # moves every feature and every moment of the release as far as the public bounds allow
+    data = _box_data(rng, _size(size, 1000, 2000, 4000)) * 0.03
+    pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
+    if broken:
+        return _case("BROKEN GCM-PC, columns scaled by their observed range", ObservedRangeGCM(epsilon, delta),
+                     pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace); "
+                     f"{pair.description}", expect_violation=True)
+    kwargs = {"bounds": BOX, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05, "max_order": MAX_ORDER,
+              "n_boot": 60}
+    run = AlgorithmRun("gcm_pc", tuple(sorted(kwargs.items())))
+    return _case("GCM-PC", run, pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} "
+                 f"(replace), public bounds [-1, 1]; {pair.description}")
+
+
 def _moment_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
     delta = 1e-6
     # records near the centre of the public box (3 % of its half-width): noise scaled to the box drowns them,
@@ -690,6 +743,7 @@ CASES: dict[str, Callable[..., AuditCase]] = {
     "marginal_pc": _marginal_pc,
     "mst_pc": _mst_pc,
     "moment_pc": _moment_pc,
+    "gcm_pc": _gcm_pc,
 }
 """Audit case builder per registry name: ``builder(epsilon, rng, size) -> AuditCase``."""
 
@@ -730,4 +784,5 @@ def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str 
             _marginal_pc(epsilon, generator, size, broken=True), _mst_pc(epsilon, generator, size, broken=True),
             _moment_pc(epsilon, generator, size, broken=True),
             anm_training_case(epsilon=epsilon, rng=generator, size=size, sensitivity_factor=TRAINING_BROKEN_FACTOR),
-            anm_iqr_case(epsilon=epsilon, rng=generator, size=size, broken=True)]
+            anm_iqr_case(epsilon=epsilon, rng=generator, size=size, broken=True),
+            _gcm_pc(epsilon, generator, size, broken=True)]

@@ -66,12 +66,12 @@ from typing import Sequence
 
 import networkx as nx
 import numpy as np
-from scipy import stats
 
 from ..ci.fisher import MAX_INFLATION, SingularCovarianceError, partial_correlation
+from ..ci.gcm import noisy_covariance_draws
 from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
-from ..privacy.mechanisms import gdp_gaussian_mechanism
+from ..privacy.moments import moment_sensitivity, noisy_moments
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import public_bounds, scale_to_box
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
@@ -89,16 +89,6 @@ THEOREM = ("one Gaussian mechanism on the column sums and second moments of reco
            "bootstrap and orientation are post-processing")
 
 
-def moment_sensitivity(p: int) -> float:
-    """Replace-one L2 sensitivity of (sums, second moments with the diagonal) of records of [−1, 1]^p: √(2p² + 3p).
-
-    >>> round(moment_sensitivity(20), 3)
-    29.326
-    """
-    p = check_int(p, "p", minimum=1)
-    return math.sqrt(2.0 * p * p + 3.0 * p)
-
-
 def worst_case(*, epsilon_total: float, delta: float, p: int | None = None) -> WorstCase:
     """The data-independent guarantee of any :func:`moment_pc` run: (``epsilon_total``, ``delta``) under replace-one.
 
@@ -113,19 +103,6 @@ def worst_case(*, epsilon_total: float, delta: float, p: int | None = None) -> W
                   sensitivity=1.0, scale=1.0 / mu)
     return WorstCase("moment_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
                      {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
-
-
-def noisy_moments(box: np.ndarray, *, mu: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
-    """(noisy column sums, noisy second-moment matrix, noise σ) of records already in [−1, 1]^p: one μ-GDP release."""
-    n, p = box.shape
-    upper = np.triu_indices(p)
-    exact = np.concatenate([box.sum(axis=0), (box.T @ box)[upper]])
-    sensitivity = moment_sensitivity(p)
-    noisy = gdp_gaussian_mechanism(exact, sensitivity=sensitivity, mu=mu, rng=rng)
-    second = np.zeros((p, p))
-    second[upper] = noisy[p:]
-    second = second + np.triu(second, 1).T
-    return noisy[:p], second, sensitivity / mu
 
 
 def _null_covariance(cov: np.ndarray) -> np.ndarray:
@@ -156,18 +133,7 @@ def moment_ci_test(covariance: np.ndarray, mean: np.ndarray, n: int, sigma: floa
         observed = abs(partial_correlation(block, 0, 1, list(range(2, len(index)))))
     except SingularCovarianceError:  # a singular noisy block carries no evidence: the test cannot reject
         return 1.0
-    null = _null_covariance(block)
-    k = len(index)
-    generator = as_rng(rng)
-    sampled = stats.wishart.rvs(df=n - 1, scale=null / (n - 1), size=n_boot, random_state=generator)
-    sampled = np.asarray(sampled).reshape(n_boot, k, k)
-    noise = generator.normal(0.0, sigma / n, size=(n_boot, k, k))
-    noise = np.triu(noise) + np.transpose(np.triu(noise, 1), (0, 2, 1))
-    mean_block = mean[index]
-    mean_noise = generator.normal(0.0, sigma / n, size=(n_boot, k))
-    shifted = mean_block[None, :] + mean_noise
-    draws = sampled + noise + mean_block[None, :, None] * mean_block[None, None, :] \
-        - shifted[:, :, None] * shifted[:, None, :]
+    draws = noisy_covariance_draws(_null_covariance(block), mean[index], n, sigma, n_boot, as_rng(rng))
     values = _abs_partials(draws)  # a singular draw counts as at least as extreme
     return float((1 + np.count_nonzero(values >= observed)) / (1 + n_boot))
 
