@@ -65,6 +65,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "Marginal-PC": "#882255",  # wine
     "MST-PC": "#117733",  # dark green
     "Moment-PC": "#332288",  # indigo
+    "GCM-PC": "#44AA99",  # teal
     "auto (discover)": "#AA4499",  # purple
     "PC (not private)": "#777777",
 }
@@ -86,6 +87,7 @@ ALGORITHM_MARKERS: dict[str, str] = {
     "Marginal-PC": "d",
     "MST-PC": "p",
     "Moment-PC": "H",
+    "GCM-PC": "8",
     "auto (discover)": "o",
     "PC (not private)": "",
 }
