@@ -258,7 +258,7 @@ def test_discover_never_opts_into_an_unproven_variant():
         assert "unproven" not in inspect.getsource(function)
 
 
-NULL_SIMULATIONS = {"dpcd.ci.noisy", "dpcd.discovery.moment_pc"}
+NULL_SIMULATIONS = {"dpcd.ci.noisy", "dpcd.ci.gcm"}
 """Modules that draw Gaussian numbers to simulate a test's null distribution from already-noisy statistics
 (a parametric bootstrap: post-processing, not privacy noise)."""
 

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from ..bivariate.anm import (
-    _quartile_indices,
     check_split,
     fit_anm,
     fit_scores,
@@ -37,8 +36,10 @@ from ..bivariate.anm import (
     krr_predict,
     private_anm_test_set,
     private_anm_training_set,
+    quartile_indices,
     score_sensitivity,
 )
+from ..privacy.mechanisms import laplace_noise
 from ..validation import RngLike, as_rng, check_epsilon, check_int
 from .events import Event, as_batch_array, at_least
 from .neighbours import NeighbouringPair, replace_record
@@ -370,7 +371,7 @@ class _ANMIQRRun:
         fit = fit_anm(array[:, 0], array[:, 1], lam=1e-3, rng=0, split=split, bounds_x=_ANM_BOUNDS,
                       bounds_y=_ANM_BOUNDS, require_variation=False)
         logs = np.array([_log_iqr(a) for a in (fit.x_test, fit.residual_y, fit.y_test, fit.residual_x)])
-        logs = logs + as_rng(rng).laplace(0.0, 1.0 / self.epsilon_step, size=4)
+        logs = logs + laplace_noise(1.0 / self.epsilon_step, 4, rng=as_rng(rng))
         return np.array([logs[0] + logs[1], logs[2] + logs[3]])
 
 
@@ -399,7 +400,7 @@ def anm_iqr_case(*, epsilon: float, delta: float = 1e-6, rng: RngLike, size: str
     m = {"smoke": 20, "quick": 50, "full": 100}[size]
     x_train = generator.uniform(-1.0, 1.0, m)
     train = np.column_stack([x_train, 0.8 * x_train**3 + 0.2 * generator.uniform(-1.0, 1.0, m)])
-    low, high = _quartile_indices(m)
+    low, high = quartile_indices(m)
     x_test = np.concatenate([np.full(low, -1.0), np.zeros(high - low + 1), np.ones(m - 1 - high)])
     test = np.column_stack([x_test, generator.uniform(-1.0, 1.0, m)])
     data = np.vstack([train, test])

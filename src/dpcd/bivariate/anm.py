@@ -108,6 +108,7 @@ __all__ = [
     "ANMResult",
     "PrivateANMResult",
     "IQRStability",
+    "quartile_indices",
     "as_pair",
     "scale_to_unit",
     "split_indices",
@@ -280,14 +281,19 @@ def hsic_score(a, b, *, bandwidth_a: float, bandwidth_b: float) -> float:
     return hsic(K, L)
 
 
-def _quartile_indices(m: int) -> tuple[int, int]:
+def quartile_indices(m: int) -> tuple[int, int]:
+    """Order statistics (i1, i3) = (⌊(m − 1)/4⌋, ⌈3(m − 1)/4⌉) of the quartiles :func:`iqr` reads.
+
+    >>> quartile_indices(9)
+    (2, 6)
+    """
     return (m - 1) // 4, -((-3 * (m - 1)) // 4)
 
 
 def iqr(a) -> float:
     """Interquartile range ``a_(i3) - a_(i1)`` with order statistics ``i1 = ⌊(m-1)/4⌋``, ``i3 = ⌈3(m-1)/4⌉``."""
     s = np.sort(np.asarray(a, dtype=np.float64))
-    i1, i3 = _quartile_indices(s.size)
+    i1, i3 = quartile_indices(s.size)
     return float(s[i3] - s[i1])
 
 
@@ -446,7 +452,7 @@ def iqr_stability(a) -> IQRStability:
     """
     s = np.sort(np.asarray(a, dtype=np.float64))
     m = s.size
-    i1, i3 = _quartile_indices(m)
+    i1, i3 = quartile_indices(m)
     value = float(s[i3] - s[i1])
     if value <= 0:
         return IQRStability(value, 0, 0, ((0.0, 0.0), (0.0, 0.0)))
