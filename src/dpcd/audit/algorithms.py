@@ -552,38 +552,32 @@ class ObservedRangeGCM:
         return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
 
 
-def _gcm_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+def _corner_record_case(name: str, label: str, broken_run: Any, broken_label: str, epsilon: float,
+                        rng: np.random.Generator, size: str, broken: bool) -> AuditCase:
+    """A case of an algorithm releasing moments of records in the public box [−1, 1]^p (Moment-PC, GCM-PC): records
+    near the centre (3 % of its half-width) — noise scaled to the box drowns them, noise scaled to their own range
+    does not — and one replaced by a record at a corner, which moves every moment as far as the bounds allow."""
     delta = 1e-6
-    # as for Moment-PC: records near the centre of the public box, and one replaced by a record at a corner, which
-    # moves every feature and every moment of the release as far as the public bounds allow
     data = _box_data(rng, _size(size, 1000, 2000, 4000)) * 0.03
     pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
     if broken:
-        return _case("BROKEN GCM-PC, columns scaled by their observed range", ObservedRangeGCM(epsilon, delta),
-                     pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace); "
-                     f"{pair.description}", expect_violation=True)
+        return _case(broken_label, broken_run, pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, "
+                     f"delta = {delta:g} (replace); {pair.description}", expect_violation=True)
     kwargs = {"bounds": BOX, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05, "max_order": MAX_ORDER,
               "n_boot": 60}
-    run = AlgorithmRun("gcm_pc", tuple(sorted(kwargs.items())))
-    return _case("GCM-PC", run, pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} "
-                 f"(replace), public bounds [-1, 1]; {pair.description}")
+    return _case(label, AlgorithmRun(name, tuple(sorted(kwargs.items()))), pair, (epsilon, delta),
+                 f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace), public bounds [-1, 1]; "
+                 f"{pair.description}")
+
+
+def _gcm_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+    return _corner_record_case("gcm_pc", "GCM-PC", ObservedRangeGCM(epsilon, 1e-6),
+                               "BROKEN GCM-PC, columns scaled by their observed range", epsilon, rng, size, broken)
 
 
 def _moment_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
-    delta = 1e-6
-    # records near the centre of the public box (3 % of its half-width): noise scaled to the box drowns them,
-    # noise scaled to their own range does not -- until one record sits at a corner
-    data = _box_data(rng, _size(size, 1000, 2000, 4000)) * 0.03
-    pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
-    if broken:
-        return _case("BROKEN Moment-PC, noise scaled to the observed range", ObservedRangeMoments(epsilon, delta),
-                     pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace); "
-                     f"{pair.description}", expect_violation=True)
-    kwargs = {"bounds": BOX, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05, "max_order": MAX_ORDER,
-              "n_boot": 60}
-    run = AlgorithmRun("moment_pc", tuple(sorted(kwargs.items())))
-    return _case("Moment-PC", run, pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} "
-                 f"(replace), public bounds [-1, 1]; {pair.description}")
+    return _corner_record_case("moment_pc", "Moment-PC", ObservedRangeMoments(epsilon, 1e-6),
+                               "BROKEN Moment-PC, noise scaled to the observed range", epsilon, rng, size, broken)
 
 
 def _far_outlier_pair(rng: np.random.Generator, n: int) -> NeighbouringPair:

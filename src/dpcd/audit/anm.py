@@ -123,6 +123,18 @@ def _anm_margins(fit: Any, score: str, x_new: np.ndarray, y_new: np.ndarray, f_n
     return out
 
 
+def _checked_pair_inputs(data: np.ndarray, split: tuple[np.ndarray, np.ndarray], grid_points: int
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(data as an (n, 2) array in [−1, 1]², training rows, test rows, grid points), each checked."""
+    array = np.asarray(data, dtype=np.float64)
+    if array.ndim != 2 or array.shape[1] != 2:
+        raise ValueError(f"data must be an (n, 2) array, got shape {array.shape}")
+    if np.any(np.abs(array) > 1.0):
+        raise ValueError("data must lie in [-1, 1]^2 (the public bounds)")
+    train, test = check_split(split, array.shape[0])
+    return array, train, test, check_int(grid_points, "grid_points", minimum=2)
+
+
 def anm_test_pair(data: np.ndarray, *, split: tuple[np.ndarray, np.ndarray], score: str, lam: float = 1e-3,
                   grid_points: int = 9) -> NeighbouringPair:
     """The test-row replacement that moves the ANM score margin ``s_{Y→X} − s_{X→Y}`` the most.
@@ -135,13 +147,7 @@ def anm_test_pair(data: np.ndarray, *, split: tuple[np.ndarray, np.ndarray], sco
     residuals change; the search is exhaustive over this grid. ``meta`` holds
     the margins on D and D′ (recomputed with :func:`dpcd.bivariate.anm.fit_anm`).
     """
-    array = np.asarray(data, dtype=np.float64)
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"data must be an (n, 2) array, got shape {array.shape}")
-    if np.any(np.abs(array) > 1.0):
-        raise ValueError("data must lie in [-1, 1]^2 (the public bounds)")
-    train, test = check_split(split, array.shape[0])
-    grid_points = check_int(grid_points, "grid_points", minimum=2)
+    array, train, test, grid_points = _checked_pair_inputs(data, split, grid_points)
 
     def fit_of(d: np.ndarray):
         return fit_anm(d[:, 0], d[:, 1], lam=lam, rng=0, split=(train, test), bounds_x=_ANM_BOUNDS,
@@ -169,6 +175,36 @@ def anm_test_pair(data: np.ndarray, *, split: tuple[np.ndarray, np.ndarray], sco
     return replace_record(array, row, record, description=description, meta=meta)
 
 
+def _anm_setting(epsilon: float, rng: RngLike, size: str, sensitivity_factor: float
+                 ) -> tuple[float, int, np.ndarray, np.ndarray, np.ndarray]:
+    """(ε, n, data, training rows, test rows) of the ANM cases: x ~ U(−1, 1), y = 0.8 x³ + 0.2 U(−1, 1), first half
+    the public training half; arguments checked."""
+    if size not in ("smoke", "quick", "full"):
+        raise ValueError(f"size must be 'smoke', 'quick' or 'full', got {size!r}")
+    epsilon = check_epsilon(epsilon)
+    if not 0 < sensitivity_factor <= 1:
+        raise ValueError(f"sensitivity_factor must lie in (0, 1], got {sensitivity_factor}")
+    generator = as_rng(rng)
+    n = {"smoke": 40, "quick": 100, "full": 200}[size]
+    x = generator.uniform(-1.0, 1.0, n)
+    data = np.column_stack([x, 0.8 * x**3 + 0.2 * generator.uniform(-1.0, 1.0, n)])
+    return epsilon, n, data, np.arange(n // 2), np.arange(n // 2, n)
+
+
+def _margin_events(pair: NeighbouringPair, scale: float) -> list[Event]:
+    """The released decision, ``p_YX − p_XY ≥ c`` and ``p_XY ≥ c``, ``p_YX ≥ c`` on grids of c around the pair's
+    values, spaced by the noise ``scale``."""
+    centre = 0.5 * (pair.meta["margin_D"] + pair.meta["margin_D_prime"])
+    events = [Event("released decision x→y", _ScoreMargin(0.0, strict=True))]
+    events += [Event(f"p_YX − p_XY ≥ {c:.3g}", _ScoreMargin(float(c)))
+               for c in np.linspace(centre - 4 * scale, centre + 4 * scale, 33)]
+    for j, label in ((0, "XY"), (1, "YX")):
+        middle = 0.5 * (pair.meta["scores_D"][j] + pair.meta["scores_D_prime"][j])
+        events += [at_least(c, coordinate=j, name=f"p_{label} ≥ {c:.3g}")
+                   for c in np.linspace(middle - 3 * scale, middle + 3 * scale, 17)]
+    return events
+
+
 def anm_case(score: str = "spearman", *, epsilon: float, rng: RngLike, size: str = "quick",
              sensitivity_factor: float = 1.0) -> AuditCase:
     """Audit case for private ANM with test-set privacy (Kusner et al. 2016, Sec. 4) and one score.
@@ -186,30 +222,13 @@ def anm_case(score: str = "spearman", *, epsilon: float, rng: RngLike, size: str
     """
     if score not in ANM_SCORES.values():
         raise ValueError(f"score must be one of {sorted(ANM_SCORES.values())}, got {score!r}")
-    if size not in ("smoke", "quick", "full"):
-        raise ValueError(f"size must be 'smoke', 'quick' or 'full', got {size!r}")
-    epsilon = check_epsilon(epsilon)
-    if not 0 < sensitivity_factor <= 1:
-        raise ValueError(f"sensitivity_factor must lie in (0, 1], got {sensitivity_factor}")
-    generator = as_rng(rng)
-    n = {"smoke": 40, "quick": 100, "full": 200}[size]
+    epsilon, n, data, train, test = _anm_setting(epsilon, rng, size, sensitivity_factor)
     grid_points = {"smoke": 5, "quick": 9, "full": 13}[size]
-    x = generator.uniform(-1.0, 1.0, n)
-    data = np.column_stack([x, 0.8 * x**3 + 0.2 * generator.uniform(-1.0, 1.0, n)])
-    train, test = np.arange(n // 2), np.arange(n // 2, n)
     pair = anm_test_pair(data, split=(train, test), score=score, grid_points=grid_points)
     run = _ANMTestSetRun(score, epsilon / 2.0, tuple(int(i) for i in train), tuple(int(i) for i in test),
                          sensitivity_factor=float(sensitivity_factor))
     scale = score_sensitivity(score, pair.meta["m"]) / (epsilon / 2.0) * sensitivity_factor
-    centre = 0.5 * (pair.meta["margin_D"] + pair.meta["margin_D_prime"])
-    events = [Event("released decision x→y", _ScoreMargin(0.0, strict=True))]
-    events += [Event(f"p_YX − p_XY ≥ {c:.3g}", _ScoreMargin(float(c)))
-               for c in np.linspace(centre - 4 * scale, centre + 4 * scale, 33)]
-    for j, label in ((0, "XY"), (1, "YX")):
-        values = (pair.meta["scores_D"][j], pair.meta["scores_D_prime"][j])
-        middle = 0.5 * sum(values)
-        events += [at_least(c, coordinate=j, name=f"p_{label} ≥ {c:.3g}")
-                   for c in np.linspace(middle - 3 * scale, middle + 3 * scale, 17)]
+    events = _margin_events(pair, scale)
     label = {v: k for k, v in ANM_SCORES.items()}[score]
     broken = sensitivity_factor != 1.0
     name = f"{'BROKEN ' if broken else ''}ANM (test-set, {label})"
@@ -255,13 +274,7 @@ def anm_training_pair(data: np.ndarray, *, split: tuple[np.ndarray, np.ndarray],
     (:func:`dpcd.bivariate.anm.fit_anm`), so every test residual moves — the
     change Thm. 5 bounds. The search is exhaustive over this grid.
     """
-    array = np.asarray(data, dtype=np.float64)
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"data must be an (n, 2) array, got shape {array.shape}")
-    if np.any(np.abs(array) > 1.0):
-        raise ValueError("data must lie in [-1, 1]^2 (the public bounds)")
-    train, test = check_split(split, array.shape[0])
-    grid_points = check_int(grid_points, "grid_points", minimum=2)
+    array, train, test, grid_points = _checked_pair_inputs(data, split, grid_points)
 
     def scores_of(d: np.ndarray) -> tuple[float, float]:
         fit = fit_anm(d[:, 0], d[:, 1], lam=lam, rng=0, split=(train, test), bandwidth=bandwidth,
@@ -309,17 +322,8 @@ def anm_training_case(*, epsilon: float, rng: RngLike, size: str = "quick",
     power (``detectable`` says how little); it checks the guarantee is not broken.
     ``sensitivity_factor`` < 1 gives the BROKEN variant (:data:`TRAINING_BROKEN_FACTOR`).
     """
-    if size not in ("smoke", "quick", "full"):
-        raise ValueError(f"size must be 'smoke', 'quick' or 'full', got {size!r}")
-    epsilon = check_epsilon(epsilon)
-    if not 0 < sensitivity_factor <= 1:
-        raise ValueError(f"sensitivity_factor must lie in (0, 1], got {sensitivity_factor}")
-    generator = as_rng(rng)
-    n = {"smoke": 40, "quick": 100, "full": 200}[size]
+    epsilon, n, data, train, test = _anm_setting(epsilon, rng, size, sensitivity_factor)
     grid_points = {"smoke": 5, "quick": 7, "full": 9}[size]
-    x = generator.uniform(-1.0, 1.0, n)
-    data = np.column_stack([x, 0.8 * x**3 + 0.2 * generator.uniform(-1.0, 1.0, n)])
-    train, test = np.arange(n // 2), np.arange(n // 2, n)
     pair = anm_training_pair(data, split=(train, test), lam=TRAINING_LAMBDA, bandwidth=TRAINING_BANDWIDTH,
                              grid_points=grid_points)
     run = _ANMTrainingSetRun(epsilon / 2.0, tuple(int(i) for i in train), tuple(int(i) for i in test),
@@ -327,14 +331,7 @@ def anm_training_case(*, epsilon: float, rng: RngLike, size: str = "quick",
     sensitivity = hsic_training_sensitivity(len(test), len(train), TRAINING_LAMBDA,
                                             lipschitz=gaussian_kernel_lipschitz(TRAINING_BANDWIDTH))
     scale = sensitivity / (epsilon / 2.0) * sensitivity_factor
-    centre = 0.5 * (pair.meta["margin_D"] + pair.meta["margin_D_prime"])
-    events = [Event("released decision x→y", _ScoreMargin(0.0, strict=True))]
-    events += [Event(f"p_YX − p_XY ≥ {c:.3g}", _ScoreMargin(float(c)))
-               for c in np.linspace(centre - 4 * scale, centre + 4 * scale, 33)]
-    for j, label in ((0, "XY"), (1, "YX")):
-        middle = 0.5 * (pair.meta["scores_D"][j] + pair.meta["scores_D_prime"][j])
-        events += [at_least(c, coordinate=j, name=f"p_{label} ≥ {c:.3g}")
-                   for c in np.linspace(middle - 3 * scale, middle + 3 * scale, 17)]
+    events = _margin_events(pair, scale)
     broken = sensitivity_factor != 1.0
     name = f"{'BROKEN ' if broken else ''}ANM (training-set, HSIC)"
     note = (f"n = {n} ({len(train)} training, {len(test)} test records), lambda = {TRAINING_LAMBDA:g}, bandwidth "
