@@ -81,7 +81,7 @@ from ..ci.gcm import (
 )
 from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
-from ..privacy.moments import noisy_moments, weighted_moment_sensitivity
+from ..privacy.moments import moment_release_worst_case, noisy_moments, weighted_moment_sensitivity
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import public_bounds, scale_to_box
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
@@ -107,14 +107,8 @@ def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = No
     >>> worst_case(epsilon_total=1.0, delta=1e-6).accountant
     'gdp'
     """
-    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    delta = check_delta(delta)
-    mu = gdp_mu(epsilon_total, delta)
-    ledger = PrivacyLedger("replace", public=PUBLIC)
-    ledger.charge("GCM-PC feature moments", epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian",
-                  sensitivity=1.0, scale=1.0 / mu)
-    return WorstCase("gcm_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
-                     {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
+    return moment_release_worst_case("gcm_pc", "GCM-PC feature moments", epsilon_total=epsilon_total, delta=delta,
+                                     public=PUBLIC, theorem=THEOREM)
 
 
 def feature_weights(p: int, conditioning_degree: int, feature_weight: float) -> np.ndarray:

@@ -71,7 +71,7 @@ from ..ci.fisher import MAX_INFLATION, SingularCovarianceError, partial_correlat
 from ..ci.gcm import noisy_covariance_draws
 from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
-from ..privacy.moments import moment_sensitivity, noisy_moments
+from ..privacy.moments import moment_release_worst_case, moment_sensitivity, noisy_moments
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import public_bounds, scale_to_box
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
@@ -95,14 +95,8 @@ def worst_case(*, epsilon_total: float, delta: float, p: int | None = None) -> W
     >>> worst_case(epsilon_total=1.0, delta=1e-6).accountant
     'gdp'
     """
-    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
-    delta = check_delta(delta)
-    mu = gdp_mu(epsilon_total, delta)
-    ledger = PrivacyLedger("replace", public=PUBLIC)
-    ledger.charge("Moment-PC moments", epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian",
-                  sensitivity=1.0, scale=1.0 / mu)
-    return WorstCase("moment_pc", RELATION, epsilon_total, delta, PUBLIC, THEOREM, "gdp", ledger,
-                     {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
+    return moment_release_worst_case("moment_pc", "Moment-PC moments", epsilon_total=epsilon_total, delta=delta,
+                                     public=PUBLIC, theorem=THEOREM)
 
 
 def _null_covariance(cov: np.ndarray) -> np.ndarray:

@@ -15,10 +15,13 @@ import math
 
 import numpy as np
 
-from ..validation import check_int
+from ..validation import check_delta, check_epsilon, check_int
+from .gdp import gdp_epsilon, gdp_mu
+from .ledger import PrivacyLedger
 from .mechanisms import gdp_gaussian_mechanism
+from .relation import REPLACE_ONE, WorstCase
 
-__all__ = ["moment_sensitivity", "weighted_moment_sensitivity", "noisy_moments"]
+__all__ = ["moment_sensitivity", "weighted_moment_sensitivity", "noisy_moments", "moment_release_worst_case"]
 
 
 def moment_sensitivity(p: int) -> float:
@@ -67,3 +70,22 @@ def noisy_moments(box: np.ndarray, *, mu: float, rng: np.random.Generator,
     second[upper] = noisy[p:]
     second = second + np.triu(second, 1).T
     return noisy[:p] / w, second / np.outer(w, w), sensitivity / mu
+
+
+def moment_release_worst_case(name: str, charge: str, *, epsilon_total: float, delta: float,
+                              public: tuple[str, ...], theorem: str) -> WorstCase:
+    """The data-independent guarantee of an algorithm whose only release is one Gaussian mechanism on moments at
+    μ = ``gdp_mu(epsilon_total, delta)``: (``epsilon_total``, ``delta``) under replace-one, whatever its sensitivity
+    (σ = Δ/μ), with a one-charge ledger at that μ (Moment-PC, GCM-PC).
+
+    >>> moment_release_worst_case("x", "moments", epsilon_total=1.0, delta=1e-6, public=("n",), theorem="").epsilon
+    1.0
+    """
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
+    delta = check_delta(delta)
+    mu = gdp_mu(epsilon_total, delta)
+    ledger = PrivacyLedger("replace", public=public)
+    ledger.charge(charge, epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian", sensitivity=1.0,
+                  scale=1.0 / mu)
+    return WorstCase(name, REPLACE_ONE, epsilon_total, delta, public, theorem, "gdp", ledger,
+                     {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
