@@ -11,10 +11,11 @@ categorical algorithms), the default search caps from public inputs
 :func:`dpcd.registry.calibrate` — total-budget algorithms receive (ε, δ)
 directly (halved for add/remove proofs, by group privacy), per-test and
 per-edge algorithms the largest per-round ε whose data-independent worst case
-composes to at most ε. Two more lines: ``auto`` (what ``dpcd discover`` picks by
-its public forecast, :func:`dpcd.forecast.choose_by_forecast`) and ``pc``, the
+composes to at most ε. Three more lines: ``auto`` (what ``dpcd discover`` picks by
+its public forecast, :func:`dpcd.forecast.choose_by_forecast`), ``pc``, the
 non-private PC (G² for categorical data, Fisher-z for numeric, α = 0.01): the
-ceiling. PC on DP synthetic data is the registry's MST-PC (McKenna, Miklau &
+ceiling, and on numeric data ``pc_binned``, non-private G² PC on the bins the
+categorical algorithms read: their ceiling on that view. PC on DP synthetic data is the registry's MST-PC (McKenna, Miklau &
 Sheldon 2021). The public domains come from the data set's generating model
 (:meth:`dpcd.datasets.Dataset.schema`), never from the sample. NOLEAKS and
 CURATE-SB cannot meet a small δ (their line-search subset costs δ = m/n); they

@@ -23,9 +23,10 @@ features).
     moments — with |T_ab| the partial correlation of the two features given
     the features of S. When the covariance comes from Gaussian-noised moments
     (:func:`dpcd.discovery.gcm_pc.gcm_pc` releases them once), the null
-    distribution of the maximum is drawn by a parametric bootstrap (each
-    conditional variance raised by :data:`NOISE_FLOOR` noise standard
-    deviations in the statistic, so features drowned in noise weigh little): the sample
+    distribution is drawn by a parametric bootstrap (each conditional variance
+    raised by :data:`NOISE_FLOOR` noise standard deviations, and each feature
+    pair's correlation divided by its spread over the null draws before the
+    maximum is taken, so features drowned in noise weigh little): the sample
     covariance of n Gaussian records from the null covariance (the features'
     conditional cross-covariance given S set to zero) plus the same Gaussian
     noise on the moments. Post-processing of the released numbers: nothing
@@ -231,8 +232,8 @@ def gcm_test(box: np.ndarray, x: int, y: int, S: Sequence[int] = (), *, degree: 
     """The (non-private) max-type GCM test of X ⫫ Y | S on columns already in [−1, 1] (Shah & Peters 2020).
 
     Each of the ``degree`` features of X and of Y is regressed by least squares
-    on an intercept and the ``conditioning_degree`` features of each column of S; T_ab = √n · mean(R_ab)/sd(R_ab) for
-    the residual products R_ab, the statistic is max |T_ab|, and its p-value
+    on an intercept and the ``conditioning_degree`` features of each column of
+    S; T_ab = √n · mean(R_ab)/sd(R_ab) for the residual products R_ab, the statistic is max |T_ab|, and its p-value
     comes from ``n_boot`` Gaussian multiplier draws of the normalised products
     (their Sec. 3.2). ``statistic`` of the result is the maximum.
     """

@@ -24,18 +24,23 @@ package's.
 Privacy
 -------
 Relation: replace one record (n public). Public: n, the column bounds,
-``degree``, ``conditioning_degree``, ε, δ and the test settings.
+``degree``, ``conditioning_degree``, ``feature_weight``, ε, δ and the test
+settings.
 
 **Theorem.** Any run of :func:`gcm_pc` with ``epsilon_total`` = ε and ``delta``
 = δ is (ε, δ)-DP under replace-one.
 
-*Proof.* A record is mapped to w ∈ [−1, 1]^D, D = p·d, by the public bounds
-and the Chebyshev polynomials (|T_k(u)| ≤ 1 on [−1, 1]). The released vector
-(Σ w_i; Σ w_i w_j, i ≤ j) changes, when one record is replaced, by at most 2 in
-each linear and cross coordinate and 1 in each square, so its L2 sensitivity
-is √(2D² + 3D) (:func:`dpcd.privacy.moments.moment_sensitivity`). N(0, (Δ/μ)²)
-per number is μ-GDP [DRS22, Thm. 2.7], and μ = ``gdp_mu(ε, δ)`` makes it
-(ε, δ)-DP [DRS22, Cor. 2.13]. The covariance, the regressions, the tests and
+*Proof.* A record is mapped to f ∈ [−1, 1]^D, D = p·d, by the public bounds
+and the Chebyshev polynomials (|T_k(u)| ≤ 1 on [−1, 1]), and weighted by the
+public weights w (1 for T_1, ``feature_weight`` for the others,
+:func:`feature_weights`): v = w ∘ f, |v_i| ≤ w_i. The released vector
+(Σ v_i; Σ v_i v_j, i ≤ j) changes, when one record is replaced, by at most 2w_i
+in each sum, 2w_i w_j in each cross moment and w_i² in each square, so its L2
+sensitivity is Δ = √(4S₂ + 2S₂² − S₄), S₂ = Σ w_i², S₄ = Σ w_i⁴
+(:func:`dpcd.privacy.moments.weighted_moment_sensitivity`; √(2D² + 3D) with all
+weights 1). N(0, (Δ/μ)²) per number is μ-GDP [DRS22, Thm. 2.7], and
+μ = ``gdp_mu(ε, δ)`` makes it (ε, δ)-DP [DRS22, Cor. 2.13]. Dividing the
+released sums back by w_i and w_i w_j is post-processing. The covariance, the regressions, the tests and
 their bootstrap draws, and the orientation read only the release and public
 values: post-processing. ∎
 
@@ -96,9 +101,9 @@ PUBLIC = ("n", "bounds")
 DEFAULT_FEATURE_WEIGHT = 0.25
 """Weight of the features T_2, T_3, … in the release: most of the sensitivity goes to the columns themselves, so
 linear dependence is measured about as well as by Moment-PC and the nonlinear features add what the budget allows."""
-THEOREM = ("one Gaussian mechanism on the sums and second moments of the records' Chebyshev features in the public "
-           "box, L2 sensitivity sqrt(2D^2 + 3D) under replace-one (Dong, Roth & Su 2022, Thm. 2.7, Cor. 2.13); the "
-           "GCM tests, their bootstrap and the orientation are post-processing")
+THEOREM = ("one Gaussian mechanism on the sums and second moments of the records' weighted Chebyshev features in the "
+           "public box, L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights under replace-one (Dong, Roth & Su "
+           "2022, Thm. 2.7, Cor. 2.13); the GCM tests, their bootstrap and the orientation are post-processing")
 
 
 def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = None) -> WorstCase:

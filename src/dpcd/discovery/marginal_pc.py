@@ -152,8 +152,10 @@ DEFAULT_MORE_CANDIDATES = (5, 5)
 (:data:`DEFAULT_NOISE_RATIO`): at a large budget the search approaches PC's, whose separating sets need not be among
 the strongest two or three neighbours."""
 DEFAULT_NOISE_RATIO = 0.2
-"""A further table is bought only while the order's per-cell noise σ_k = √(2 M_k)/μ_k stays within this share of
-n/cells, the mean count per cell of the largest table bought (fixed before the benchmark run, not tuned on it)."""
+"""A further table is bought only if the order's per-cell noise σ_k = √(2 M_k)/μ_k stays within this share of
+n/cells, the mean count per cell of the largest table bought. Chosen, with :data:`DEFAULT_MORE_CANDIDATES`, from
+trial runs on other samples of sachs, asia, child and alarm before the benchmark run (so those four networks are
+not an independent test of it)."""
 THEOREM = ("Gaussian mechanism on the marginal tables of each order, L2 sensitivity sqrt(2 M_k) under replace-one "
            "(Dong, Roth & Su 2022, Thm. 2.7), adaptive composition of Gaussian DP over the orders (Cor. 3.3) and "
            "its exact (epsilon, delta) curve (Cor. 2.13); tests, screen and orientation are post-processing")
@@ -305,9 +307,9 @@ class MarginalTablesDecider(Decider):
 
     def _affordable(self, order: int, base: list[tuple[int, ...]], tests: list[tuple[int, int, tuple[int, ...]]]
                     ) -> list[tuple[int, ...]]:
-        """The tables order ``order`` buys: ``base``, then more in priority order while σ_k = √(2 M)/μ_k stays within
-        ``noise_ratio`` times the mean count n / cells of the largest table bought (public n, domains and μ_k;
-        released ranking)."""
+        """The tables order ``order`` buys: ``base``, then, in priority order, each further one with which
+        σ_k = √(2 M)/μ_k stays within ``noise_ratio`` times the mean count n / cells of the largest table bought (a
+        table that does not fit is skipped and the next tried; public n, domains and μ_k; released ranking)."""
         chosen: dict[tuple[int, ...], None] = dict.fromkeys(base)
         largest = max((int(np.prod(self.levels[list(c)])) for c in base), default=0)
         for key in self._priority(tests):
