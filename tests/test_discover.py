@@ -73,8 +73,8 @@ def test_one_registry_serves_discover_benchmark_and_audit():
     from dpcd import audit
     from dpcd_papers import benchmark, curate
 
-    assert set(reg.ALGORITHMS) == {"marginal_pc", "mst_pc", "moment_pc", "gcm_pc", "em_pc", "lapmech", "priv_pc", "svt_pc",
-                                   "subsampled_gaussian", "curate", "privpc_star", "pcd", "noleaks", "curate_sb"}
+    assert set(reg.ALGORITHMS) == {"marginal_pc", "mst_pc", "aim_pc", "moment_pc", "gcm_pc", "em_pc", "lapmech",
+                                   "priv_pc", "svt_pc", "subsampled_gaussian", "curate", "privpc_star", "pcd", "noleaks", "curate_sb"}
     assert benchmark.ALGORITHMS is reg.ALGORITHMS
     assert set(audit.CASES) == set(reg.ALGORITHMS)  # every algorithm has its audit case
     assert set(curate.EXPERIMENT_ALGORITHMS) - {"pc"} <= set(reg.ALGORITHMS)

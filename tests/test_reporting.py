@@ -296,7 +296,7 @@ def test_savefig_writes_png_and_svg_reproducibly(tmp_path):
 
 def test_algorithm_colours_and_palette():
     names = ["PC", "EM-PC", "LapMech", "PrivPC*", "Priv-PC", "SVT-PC", "PCD", "CURATE", "CURATE-SB",
-             "NOLEAKS", "NOTEARS", "ANM", "Marginal-PC", "MST-PC", "Moment-PC", "GCM-PC", "auto (discover)",
+             "NOLEAKS", "NOTEARS", "ANM", "Marginal-PC", "MST-PC", "AIM-PC", "Moment-PC", "GCM-PC", "auto (discover)",
              "PC (not private)"]
     assert set(plotting.ALGORITHM_COLOURS) == set(names) == set(plotting.ALGORITHM_MARKERS)
     assert len({plotting.ALGORITHM_COLOURS[n] for n in names if n != "ANM"}) == len(names) - 1

@@ -64,6 +64,7 @@ ALGORITHM_COLOURS: dict[str, str] = {
     "ANM": _CB[0],  # blue (ANM is never plotted next to EM-PC)
     "Marginal-PC": "#882255",  # wine
     "MST-PC": "#117733",  # dark green
+    "AIM-PC": "#999933",  # olive
     "Moment-PC": "#332288",  # indigo
     "GCM-PC": "#44AA99",  # teal
     "auto (discover)": "#AA4499",  # purple
@@ -86,6 +87,7 @@ ALGORITHM_MARKERS: dict[str, str] = {
     "ANM": "o",
     "Marginal-PC": "d",
     "MST-PC": "p",
+    "AIM-PC": "x",
     "Moment-PC": "H",
     "GCM-PC": "8",
     "auto (discover)": "o",

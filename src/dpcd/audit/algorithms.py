@@ -13,6 +13,8 @@ Marginal-PC        noisy marginal tables: (``epsilon_total``, ``delta``) (replac
                    every column
 MST-PC             marginal tables as     (``epsilon_total``, ``delta``) (replace), zCDP composition of MST's
                    above                  three steps (module theorem of :mod:`dpcd.discovery.mst_pc`)
+AIM-PC             marginal tables as     (``epsilon_total``, ``delta``) (replace), zCDP filter over AIM's
+                   above                  rounds (module theorem of :mod:`dpcd.discovery.aim_pc`)
 EM-PC              G² distance score:     ``epsilon_total`` (add/remove), paper 000 Thm. 1
                    a record that breaks a
                    tie between separating
@@ -46,7 +48,7 @@ PCD's Kendall decision treating the columns without ties in the data as continuo
 Marginal-PC releasing its order-0 tables without noise (:class:`UnnoisedOrderZero`), MST-PC choosing its tree
 by the exact arg-max (:class:`ArgmaxTree`), Moment-PC scaling its noise to the observed range of the records
 (:class:`ObservedRangeMoments`), GCM-PC mapping the columns to [−1, 1] by their observed range
-(:class:`ObservedRangeGCM`), and private ANM with training-set or IQR noise below its theorems'.
+(:class:`ObservedRangeGCM`), AIM-PC measuring its marginals without noise (:class:`UnnoisedAim`), and private ANM with training-set or IQR noise below its theorems'.
 
 Examples
 --------
@@ -79,7 +81,7 @@ from .neighbours import (
 from .runner import AuditCase
 
 __all__ = ["AlgorithmRun", "as_published", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision",
-           "UnnoisedOrderZero", "mst_flip_pair", "algorithm_case", "broken_algorithm_cases", "pcd_decision_case",
+           "UnnoisedOrderZero", "UnnoisedAim", "mst_flip_pair", "algorithm_case", "broken_algorithm_cases", "pcd_decision_case",
            "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
@@ -469,6 +471,52 @@ def _mst_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = 
                  f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace; zCDP); {pair.description}")
 
 
+@dataclass(frozen=True)
+class UnnoisedAim:
+    """BROKEN AIM-PC: every marginal AIM selects is measured **without noise** (its noise × 10⁻⁶); the selection
+    keeps its exponential mechanism and the claim stays the run's (ε, δ).
+
+    The deliberate mistake of measuring marginals exactly: the fitted table then
+    matches the data's measured marginals, and on the borderline pair PC's
+    order-0 decision on X₀ − X₁ follows the data's, removing the edge on one
+    data set and keeping it on the other.
+    """
+
+    epsilon_total: float
+    delta: float
+    alpha: float = 0.05
+    max_order: int = MAX_ORDER
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        from ..discovery import aim_pc as aim
+        from ..discovery.lapmech import NoisyTableDecider
+        from ..discovery.pc import run_pc
+
+        codes = np.asarray(data, dtype=np.int64)
+        model = aim._aim(codes, levels=(2,) * codes.shape[1], epsilon_total=self.epsilon_total, delta=self.delta,
+                         rng=as_rng(rng), workload_order=aim.DEFAULT_WORKLOAD_ORDER,
+                         rounds_per_column=aim.DEFAULT_ROUNDS_PER_COLUMN, max_cells=aim.DEFAULT_MAX_CELLS,
+                         iterations=30, final_iterations=300, noise_factor=1e-6)
+        names = [f"X{j}" for j in range(codes.shape[1])]
+        return graph_key(run_pc(names, NoisyTableDecider(model.table, self.alpha), max_order=self.max_order))
+
+
+def _aim_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+    delta = 1e-6
+    n = _size(size, 200, 400, 800)
+    pair = _every_table_moves(borderline_ci_pair(n=n, alpha=0.05, n_variables=P_VARIABLES, rng=rng,
+                                                 relation="replace", test="g2"))
+    if broken:
+        return _case("BROKEN AIM-PC, marginals measured without noise", UnnoisedAim(epsilon, delta), pair,
+                     (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace); "
+                     f"{pair.description}", expect_violation=True)
+    kwargs = {"levels": (2,) * P_VARIABLES, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05,
+              "max_order": MAX_ORDER}
+    run = AlgorithmRun("aim_pc", tuple(sorted(kwargs.items())))
+    return _case("AIM-PC", run, pair, (epsilon, delta),
+                 f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace; zCDP filter); {pair.description}")
+
+
 # --------------------------------------------------------------------------- numeric (covariance, gradients)
 
 
@@ -736,6 +784,7 @@ CASES: dict[str, Callable[..., AuditCase]] = {
     "pcd": _pcd,
     "marginal_pc": _marginal_pc,
     "mst_pc": _mst_pc,
+    "aim_pc": _aim_pc,
     "moment_pc": _moment_pc,
     "gcm_pc": _gcm_pc,
 }
@@ -779,4 +828,4 @@ def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str 
             _moment_pc(epsilon, generator, size, broken=True),
             anm_training_case(epsilon=epsilon, rng=generator, size=size, sensitivity_factor=TRAINING_BROKEN_FACTOR),
             anm_iqr_case(epsilon=epsilon, rng=generator, size=size, broken=True),
-            _gcm_pc(epsilon, generator, size, broken=True)]
+            _gcm_pc(epsilon, generator, size, broken=True), _aim_pc(epsilon, generator, size, broken=True)]
