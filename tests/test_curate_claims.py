@@ -144,6 +144,9 @@ def test_claim_rules_count_their_cells():
     assert claims["curate:sec4:score-based-beats-noleaks"] == (3, 3)
     assert claims["curate:table7:faster-than-priv-pc"] == (0, 1)
     assert claims["curate:table7:faster-than-em-pc"] == (1, 1)
+    # cancer: both score-based lines (1 s) slower than CURATE (0.5 s); sachs: 1 s against 1 s is not slower
+    assert claims["curate:sec4:score-based-slower"] == (2, 3)
+    assert claims["curate:table7:score-based-time-similar-to-noleaks"] == (1, 1)  # sachs has no NOLEAKS point
     assert claims["curate:fig3:multiplicative-most-iterations"] == (1, 2)  # only ε₀ ≤ ε_Total/10 counts
     assert claims["curate:app-vi-b:eq16-bounds-sensitivity"] == (1, 2)
 
@@ -163,6 +166,45 @@ def test_the_diagnostic_replaces_only_the_constraint_based_line():
         paper.judge_claims(points_frame(), iterations_frame(), check, constraint_line="em_pc")
     with pytest.raises(ValueError, match="points"):
         paper.judge_claims(points_frame().drop(columns=["seconds"]), iterations_frame(), check)
+
+
+def test_random_graph_f1_is_the_mean_of_random_graphs():
+    import networkx as nx
+
+    from dpcd.graphs import cpdag_pair_prf
+
+    truth = nx.DiGraph([(0, 1), (1, 2), (2, 1), (3, 4)])
+    truth.add_node(5)
+    pairs = [(a, b) for a in range(6) for b in range(6) if a != b]
+    rng = np.random.default_rng(0)
+    for edges in (0, 3, 12, 30):
+        draws = []
+        for _ in range(3000):
+            graph = nx.DiGraph([pairs[i] for i in rng.choice(len(pairs), edges, replace=False)])
+            graph.add_nodes_from(range(6))
+            draws.append(cpdag_pair_prf(graph, truth)["f1"] if edges else 0.0)
+        assert paper.random_graph_f1(edges, truth) == pytest.approx(np.mean(draws), abs=0.01)
+    with pytest.raises(ValueError, match="edges"):
+        paper.random_graph_f1(-1, truth)
+
+
+def test_a_claim_a_random_graph_with_as_many_edges_also_passes_is_uninformative():
+    check = pd.DataFrame({"network": ["cancer"], "local_sensitivity": [1e-2], "eq16": [1e-12]})
+    points = points_frame()
+    rows = pd.DataFrame([{"claim_id": c["claim_id"], "verdict": "reproduced" if c["cells"] and
+                          c["holds"] / c["cells"] >= 0.8 else "not reproduced", "tolerance": 0.8, "note": "n"}
+                         for c in paper.judge_claims(points, iterations_frame(), check)])
+    assert rows.set_index("claim_id").loc["curate:sec4:sachs-child-best-above-1", "verdict"] == "reproduced"
+    # F1 that only follows the edge count, rising with ε on sachs as the lines' F1 does: the claim says nothing
+    edge_count = paper.judge_claims(points.assign(f1_true=points["epsilon"]), iterations_frame(), check)
+    marked = paper.mark_uninformative_claims(rows, edge_count).set_index("claim_id")
+    assert marked.loc["curate:sec4:sachs-child-best-above-1", "verdict"] == "uninformative"
+    assert "random graph" in marked.loc["curate:sec4:sachs-child-best-above-1", "note"]
+    assert marked.loc["curate:table7:faster-than-em-pc", "verdict"] == "reproduced"  # not an F1 claim
+    # a flat baseline does not pass it: the verdict stands
+    flat = paper.judge_claims(points.assign(f1_true=0.2), iterations_frame(), check)
+    kept = paper.mark_uninformative_claims(rows, flat).set_index("claim_id")
+    assert kept.loc["curate:sec4:sachs-child-best-above-1", "verdict"] == "reproduced"
 
 
 def test_every_claim_of_the_paper_values_has_a_rule():
