@@ -21,8 +21,8 @@ from dpcd.discovery.aim_pc import (
     aim_table,
     fit_table,
     selection_quality,
-    worst_case,
     workload_weights,
+    worst_case,
 )
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.zcdp import zcdp_rho

@@ -10,8 +10,9 @@ import pytest
 
 from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
 from dpcd.discovery.em_pc import em_pc
-from dpcd.discovery.lapmech import NoisyTableDecider, all_marginals, lapmech, noisy_joint_table
+from dpcd.discovery.lapmech import lapmech, noisy_joint_table
 from dpcd.discovery.pc import pc
+from dpcd.discovery.tables import NoisyTableDecider, all_marginals
 from dpcd.graphs import tpr_fpr_tdr
 from dpcd_papers import em_pc as paper
 from dpcd_papers import reporting

@@ -8,8 +8,9 @@ import pytest
 
 from dpcd.ci import contingency_table
 from dpcd.discovery import lapmech as lapmech_module
-from dpcd.discovery.lapmech import NoisyTableDecider, lapmech, noisy_joint_table
+from dpcd.discovery.lapmech import lapmech, noisy_joint_table
 from dpcd.discovery.pc import pc
+from dpcd.discovery.tables import NoisyTableDecider
 
 LEVELS = (2, 2, 3, 2)
 """The public domain sizes of ``_chain_data`` (fixed by how the columns are generated)."""

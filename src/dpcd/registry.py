@@ -48,8 +48,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .discovery.algorithm import DataKind, PrivateAlgorithm
 from .discovery.aim_pc import AIM_PC
+from .discovery.algorithm import DataKind, PrivateAlgorithm
 from .discovery.curate import CURATE
 from .discovery.curate_sb import CURATE_SB
 from .discovery.em_pc import EM_PC

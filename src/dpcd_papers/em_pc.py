@@ -28,8 +28,9 @@ import pandas as pd
 
 from dpcd.discovery.em_pc import PUBLIC as EM_PC_PUBLIC
 from dpcd.discovery.em_pc import EMPCDecider, default_max_distance, em_pc, round_split
-from dpcd.discovery.lapmech import DEFAULT_MAX_CELLS, NoisyTableDecider, lapmech
+from dpcd.discovery.lapmech import DEFAULT_MAX_CELLS, lapmech
 from dpcd.discovery.pc import PCResult, node_names_of, pc, run_pc
+from dpcd.discovery.tables import NoisyTableDecider
 from dpcd.graphs import tpr_fpr_tdr
 from dpcd.privacy import PrivacyLedger
 from dpcd.schema import check_codes, public_levels

@@ -48,12 +48,13 @@ PCD's Kendall decision treating the columns without ties in the data as continuo
 Marginal-PC releasing its order-0 tables without noise (:class:`UnnoisedOrderZero`), MST-PC choosing its tree
 by the exact arg-max (:class:`ArgmaxTree`), Moment-PC scaling its noise to the observed range of the records
 (:class:`ObservedRangeMoments`), GCM-PC mapping the columns to [−1, 1] by their observed range
-(:class:`ObservedRangeGCM`), AIM-PC measuring its marginals without noise (:class:`UnnoisedAim`), and private ANM with training-set or IQR noise below its theorems'.
+(:class:`ObservedRangeGCM`), AIM-PC measuring its marginals without noise (:class:`UnnoisedAim`), and private
+ANM with training-set or IQR noise below its theorems'.
 
 Examples
 --------
 >>> sorted(CASES)[:3]
-['curate', 'curate_sb', 'em_pc']
+['aim_pc', 'curate', 'curate_sb']
 """
 
 from __future__ import annotations
@@ -489,8 +490,8 @@ class UnnoisedAim:
 
     def __call__(self, data: Any, rng: Any) -> frozenset:
         from ..discovery import aim_pc as aim
-        from ..discovery.lapmech import NoisyTableDecider
         from ..discovery.pc import run_pc
+        from ..discovery.tables import NoisyTableDecider
 
         codes = np.asarray(data, dtype=np.int64)
         model = aim._aim(codes, levels=(2,) * codes.shape[1], epsilon_total=self.epsilon_total, delta=self.delta,

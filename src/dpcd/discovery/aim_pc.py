@@ -101,14 +101,14 @@ from scipy import special
 
 from ..ci.discrete import marginal_table
 from ..privacy import PrivacyLedger
-from ..privacy.mechanisms import exponential_mechanism
+from ..privacy.mechanisms import exponential_mechanism, gaussian_noise
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..privacy.zcdp import zcdp_epsilon, zcdp_rho
 from ..schema import check_codes, public_levels
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .algorithm import PrivateAlgorithm
-from .lapmech import NoisyTableDecider, all_marginals
 from .pc import PCResult, node_names_of, run_pc
+from .tables import NoisyTableDecider, all_marginals
 
 __all__ = ["AIM_PC", "aim_pc", "aim_synthetic", "aim_table", "worst_case", "workload_weights", "fit_table",
            "selection_quality",
@@ -337,7 +337,7 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
     store: dict[tuple[int, ...], list] = {}
 
     def measure(r: tuple[int, ...], scale: float) -> None:
-        noisy = exact[r] + generator.normal(0.0, scale * noise_factor, size=exact[r].shape)
+        noisy = exact[r] + gaussian_noise(scale * noise_factor, exact[r].shape, rng=generator)
         total = store.setdefault(r, [np.zeros(exact[r].shape), 0.0])
         total[0] += noisy / (scale * noise_factor) ** 2
         total[1] += 1.0 / (scale * noise_factor) ** 2
