@@ -21,6 +21,11 @@ Variants of every private decision (``variant``, :data:`VARIANTS`)
 The claims are judged by :func:`fig1_claims`, :func:`fig2_claims`,
 :func:`fig3_claims` (qualitative; rules :data:`CLAIM_RULES`) and
 :func:`numeric_claims`, all fixed here before any run.
+
+A differentially private line beside PCD: :func:`gcm_error_cell` and
+:func:`gcm_network_cell` run this library's GCM-PC (:mod:`dpcd.discovery.gcm_pc`,
+one Gaussian release of feature moments at a **total** ε, replace-one) on data
+from the models of Figs. 1 and 2 with the bounds those models imply.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import pandas as pd
 from dpcd.ci.rcit import RCITTester, permutation_sensitivity
 from dpcd.discovery.pc import run_pc
 from dpcd.discovery.pcd import PCDDecider, make_tester, pcd_decision
-from dpcd.graphs import cpdag_pair_prf, skeleton_prf
+from dpcd.graphs import cpdag_pair_prf, skeleton_edges, skeleton_prf
 from dpcd.privacy.sensitivity import reference_pvalue_sensitivity
 from dpcd.validation import RngLike, as_rng, check_int
 
@@ -48,7 +53,8 @@ VARIANT_LABELS = {"published": "as published", "as_run": "paper-as-run: RCIT sco
 
 __all__ = ["PAPER_EPSILONS", "VARIANTS", "VARIANT_LABELS", "CLAIM_RULES", "sample_ci_case", "CI_CASES",
            "p_and_sensitivity", "AsRunPCDDecider", "ci_error_cell", "discovery_cell", "network_cell", "sachs_cell",
-           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims"]
+           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims", "CI_CASE_BOUNDS", "GCM_DELTA",
+           "gcm_moments", "gcm_error_cell", "gcm_network_cell"]
 
 
 def _check_variant(variant: str) -> str:
@@ -157,6 +163,111 @@ def ci_error_cell(*, n: int, case: str, ci_test: str, rng: RngLike, epsilons: Se
     return rows
 
 
+CI_CASE_BOUNDS = ((-1.5, 1.5),) * 2 + ((-0.5, 0.5),) * 5
+"""Public bounds of :func:`sample_ci_case`'s columns, from its model: |sin| ≤ 1 plus noise of at most ½ for X and Y,
+U(−½, ½) for the Zᵢ."""
+GCM_DELTA = 1e-6
+"""δ of the GCM-PC line (replace-one, n public)."""
+
+
+def gcm_moments(data: np.ndarray, bounds, epsilon: float, rng: RngLike) -> tuple[np.ndarray, np.ndarray, float,
+                                                                                     np.ndarray]:
+    """(feature covariance, feature means, σ, public weights) of GCM-PC's one release at total ``epsilon``
+    (δ = :data:`GCM_DELTA`): exactly what :func:`dpcd.discovery.gcm_pc.gcm_pc` releases, with its default degrees
+    and weights; ``epsilon = inf`` gives the exact moments (σ = 0), the same test without noise (not private)."""
+    from dpcd.ci.gcm import chebyshev_features
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_FEATURE_WEIGHT, feature_weights
+    from dpcd.privacy.gdp import gdp_mu
+    from dpcd.privacy.moments import noisy_moments
+    from dpcd.schema import public_bounds, scale_to_box
+
+    array = np.asarray(data, dtype=np.float64)
+    box = scale_to_box(array, public_bounds(bounds, array.shape[1], [str(j) for j in range(array.shape[1])]))
+    features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
+    weights = feature_weights(array.shape[1], DEFAULT_CONDITIONING_DEGREE, DEFAULT_FEATURE_WEIGHT)
+    n = features.shape[0]
+    if math.isinf(epsilon):
+        sums, second, sigma = features.sum(axis=0), features.T @ features, 0.0
+    else:
+        sums, second, sigma = noisy_moments(features, mu=gdp_mu(epsilon, GCM_DELTA), rng=as_rng(rng),
+                                            weights=weights)
+    mean = sums / n
+    return second / n - np.outer(mean, mean), mean, sigma, weights
+
+
+def gcm_error_cell(*, n: int, case: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
+                   alpha: float = 0.05, n_boot: int = 200) -> list[dict]:
+    """One repetition of Fig. 1 for GCM-PC's private test: per ε, one release of the data set's feature moments
+    (:func:`gcm_moments`, total ε, public bounds :data:`CI_CASE_BOUNDS`) answers both tests of ``case``.
+
+    Unlike PCD's per-comparison ε, ε here is the total of the release (replace-one, δ = :data:`GCM_DELTA`): the
+    two tests of a case are post-processing of it. ε = ∞: the same test on exact moments (not private).
+    """
+    from dpcd.ci.gcm import noisy_gcm_test
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE
+
+    if case not in CI_CASES:
+        raise ValueError(f"case must be one of {sorted(CI_CASES)}, got {case!r}")
+    rng = as_rng(rng)
+    data_rng, noise_rng = rng.spawn(2)
+    data = sample_ci_case(n, data_rng)
+    rows = []
+    for epsilon in epsilons:
+        covariance, mean, sigma, weights = gcm_moments(data, CI_CASE_BOUNDS, float(epsilon), noise_rng)
+        for error, x, y, S, null_true in CI_CASES[case]:
+            p_value = noisy_gcm_test(covariance, mean, n, sigma, x, y, S, degree=DEFAULT_DEGREE,
+                                     conditioning_degree=DEFAULT_CONDITIONING_DEGREE, weights=weights,
+                                     rng=noise_rng, n_boot=n_boot)
+            independent = p_value > alpha
+            rows.append({"error": error, "variant": "gcm_pc", "epsilon": float(epsilon),
+                         "wrong": float((not independent) if null_true else independent), "p_value": p_value})
+    return rows
+
+
+def gcm_network_cell(*, network: str, n: int, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
+                     alpha: float = 0.05, max_order: int | None = None, n_boot: int = 200) -> list[dict]:
+    """One repetition of Fig. 2 for GCM-PC: data from the same nonlinear SEM as :func:`network_cell` (fresh
+    draws), one release per ε at that total budget (public bounds from the generating model,
+    :meth:`dpcd.datasets.Dataset.schema`), PC on its tests; ε = ∞: the same tests on exact moments (not private).
+    """
+    from dpcd.datasets import bnlearn_dag, sample_nonlinear
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, GCMDecider
+    from dpcd.graphs import dag_to_cpdag
+
+    rng = as_rng(rng)
+    data_rng, run_rng = rng.spawn(2)
+    dag = bnlearn_dag(network)
+    dataset = sample_nonlinear(dag, n, data_rng)
+    names = [str(c) for c in dataset.data.columns]
+    truth = nx.relabel_nodes(dag_to_cpdag(dag), {v: str(v) for v in dag.nodes})
+    bounds = dataset.schema().bounds
+    rows = []
+    for epsilon in epsilons:
+        covariance, mean, sigma, weights = gcm_moments(dataset.data.to_numpy(dtype=np.float64), bounds,
+                                                       float(epsilon), run_rng)
+        decider = GCMDecider(covariance, mean, n, sigma, alpha=alpha, degree=DEFAULT_DEGREE,
+                             conditioning_degree=DEFAULT_CONDITIONING_DEGREE, rng=run_rng, n_boot=n_boot,
+                             weights=weights)
+        result = run_pc(names, decider, max_order=max_order)
+        row = {"variant": "gcm_pc", "epsilon": float(epsilon), "n_tests": result.n_tests,
+               **_edge_baseline(result.cpdag, truth)}
+        row.update(_metrics(result.cpdag, truth))
+        rows.append(row)
+    return rows
+
+
+def _edge_baseline(cpdag: nx.DiGraph, truth: nx.DiGraph) -> dict:
+    """The estimate's number of skeleton edges and the expected skeleton F1 of a random graph with as many edges
+    (the trivial baseline of the F1 claims, fixed before the run): :func:`dpcd_papers.curate.random_graph_f1` on
+    ordered pairs, each skeleton edge counted in both directions."""
+    from .curate import random_graph_f1
+
+    edges = len(skeleton_edges(cpdag))
+    symmetric = nx.DiGraph(nx.Graph([tuple(e) for e in skeleton_edges(truth)]))
+    symmetric.add_nodes_from(truth.nodes)
+    return {"edges": edges, "f1_random": random_graph_f1(2 * edges, symmetric)}
+
+
 def _metrics(cpdag: nx.DiGraph, truth: nx.DiGraph, *, directed_truth: bool = True) -> dict:
     skel = skeleton_prf(cpdag, truth)
     out = {"precision": skel["precision"], "recall": skel["recall"], "f1": skel["f1"]}
@@ -179,7 +290,9 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
     ``pair_metrics`` the CPDAG edge-pair precision/recall/F1 are added
     (``pair_*``; skip for a cyclic consensus graph such as Sachs').
     ``variants``: :data:`VARIANTS` (the non-private ε = ∞ run is the same in
-    every variant).
+    every variant). Each row also holds ``edges`` (the estimate's skeleton edges)
+    and ``f1_random``, the skeleton F1 a random graph with as many edges scores
+    in expectation (the F1 claims' trivial baseline).
     """
     variants = [_check_variant(v) for v in variants]
     rng = as_rng(rng)
@@ -195,7 +308,7 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
             decider = kind(tester, epsilon=float(epsilon), alpha=alpha, rng=noise_rng, continuous=True)
             result = run_pc(names, decider, max_order=max_order)
             row = {"variant": variant, "epsilon": float(epsilon), "n_noisy": decider.n_noisy,
-                   "n_tests": result.n_tests,
+                   "n_tests": result.n_tests, **_edge_baseline(result.cpdag, truth),
                    "epsilon_total": decider.ledger().total().epsilon if decider.n_noisy else 0.0}
             row.update(_metrics(result.cpdag, truth, directed_truth=pair_metrics))
             rows.append(row)
