@@ -298,3 +298,17 @@ def test_gcm_cells_return_rows_for_every_epsilon_and_the_edge_baseline():
         assert r["f1_random"] == pytest.approx(2 * (r["edges"] * 4 / 10) / (r["edges"] + 4) if r["edges"] else 0.0)
     with pytest.raises(ValueError, match="case"):
         pcd_cells.gcm_error_cell(n=200, case="nope", rng=0)
+
+
+def test_eq3_cell_compares_the_score_change_with_the_data_sets_delta_r():
+    from dpcd.ci.rcit import rcit
+
+    rows = pcd_cells.eq3_cell(m=60, rng=0)
+    assert len(rows) == len(pcd_cells.EXTREME_RECORDS)
+    data = sample_ci_case(60, np.random.default_rng(0).spawn(2)[0])
+    bound = rcit(data, 0, 1, (2, 3, 4, 5, 6), rng=0, n_permutations=1).score_sensitivity
+    for row in rows:
+        assert row["bound"] == pytest.approx(bound) and row["ratio"] == pytest.approx(row["change"] / bound)
+        assert row["change"] > 0  # a corner record moves the score
+    cells = pcd_cells.eq3_claims(pd.DataFrame({"m": [60] * len(rows), "ratio": [r["ratio"] for r in rows]}))
+    assert cells["claim_id"].tolist() == ["pcd:thm3:eq3-bounds-the-rcit-score"]

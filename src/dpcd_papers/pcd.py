@@ -54,7 +54,7 @@ VARIANT_LABELS = {"published": "as published", "as_run": "paper-as-run: RCIT sco
 __all__ = ["PAPER_EPSILONS", "VARIANTS", "VARIANT_LABELS", "CLAIM_RULES", "sample_ci_case", "CI_CASES",
            "p_and_sensitivity", "AsRunPCDDecider", "ci_error_cell", "discovery_cell", "network_cell", "sachs_cell",
            "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims", "CI_CASE_BOUNDS", "GCM_DELTA",
-           "gcm_moments", "gcm_error_cell", "gcm_network_cell"]
+           "gcm_moments", "gcm_error_cell", "gcm_network_cell", "EXTREME_RECORDS", "eq3_cell", "eq3_claims"]
 
 
 def _check_variant(variant: str) -> str:
@@ -268,6 +268,46 @@ def _edge_baseline(cpdag: nx.DiGraph, truth: nx.DiGraph) -> dict:
     return {"edges": edges, "f1_random": random_graph_f1(2 * edges, symmetric)}
 
 
+EXTREME_RECORDS = ((1.5, -1.5, 0.5, 0.5, 0.5, 0.5, 0.5), (-1.5, 1.5, -0.5, -0.5, -0.5, -0.5, -0.5),
+                   (1.5, 1.5, -0.5, 0.5, -0.5, 0.5, -0.5))
+"""Records at corners of :data:`CI_CASE_BOUNDS` that replace one row in :func:`eq3_cell`."""
+
+
+def eq3_cell(*, m: int, rng: RngLike, lam: float = 1.0) -> list[dict]:
+    """Thm. 3 checked directly: one data set of Fig. 1's CI case (``m`` rows), each of :data:`EXTREME_RECORDS`
+    replacing a random row, and the change of the RCIT score of X ⫫ Y | Z₁..Z₅ (median bandwidths, as the
+    algorithm computes it) against Eq. 3's Δ_R of the data set. A ``ratio`` above 1 refutes the bound.
+    """
+    from dpcd.ci.rcit import rcit
+
+    m = check_int(m, "m", minimum=10)
+    data_rng, pick_rng = as_rng(rng).spawn(2)
+    data = sample_ci_case(m, data_rng)
+    S = (2, 3, 4, 5, 6)
+    first = rcit(data, 0, 1, S, rng=0, n_permutations=1, lam=lam)
+    rows = []
+    for record in EXTREME_RECORDS:
+        other = data.copy()
+        other[int(pick_rng.integers(m))] = record
+        second = rcit(other, 0, 1, S, rng=0, n_permutations=1, lam=lam)
+        change = abs(second.statistic - first.statistic)
+        rows.append({"change": change, "bound": first.score_sensitivity,
+                     "ratio": change / first.score_sensitivity})
+    return rows
+
+
+def eq3_claims(eq3: pd.DataFrame) -> pd.DataFrame:
+    """Cells of ``pcd:thm3:eq3-bounds-the-rcit-score`` from the rows of :func:`eq3_cell` (columns m, ratio).
+
+    >>> eq3_claims(pd.DataFrame({"m": [200, 200, 500], "ratio": [0.1, 0.2, 1.5]}))["holds"].tolist()
+    [True, False]
+    """
+    rows = [{"claim_id": "pcd:thm3:eq3-bounds-the-rcit-score", "cell": f"m={int(m)}", "holds": bool(part.max() <= 1),
+             "detail": f"largest change / Delta_R = {part.max():.3g} over {len(part)} replacements"}
+            for m, part in eq3.groupby("m")["ratio"]]
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
 def _metrics(cpdag: nx.DiGraph, truth: nx.DiGraph, *, directed_truth: bool = True) -> dict:
     skel = skeleton_prf(cpdag, truth)
     out = {"precision": skel["precision"], "recall": skel["recall"], "f1": skel["f1"]}
@@ -375,6 +415,8 @@ CLAIM_RULES = {
                                             "largest n than at the smallest n",
     "pcd:fig3:rcit-far-above-kendall": "per eps <= 1: RCIT's F1 exceeds Kendall's by >= 0.1",
     "pcd:fig3:low-recall": "per (test, eps): skeleton recall < 0.5",
+    "pcd:thm3:eq3-bounds-the-rcit-score": "per m: no searched replacement of one record moves the RCIT score of the "
+                                          "Fig. 1 CI test by more than Eq. 3's Delta_R of the data set",
 }
 """The rule of each qualitative claim; one cell = one setting named in the rule (means over repetitions)."""
 
