@@ -266,3 +266,49 @@ def test_paper_values_carry_the_claims_the_notebook_judges():
     assert set(paper.loc[paper["value"].isna(), "claim_id"]) == set(pcd_cells.CLAIM_RULES)
     numbers = paper[paper["value"].notna()]
     assert (numbers["floor"] > 0).all() and numbers["note"].str.contains("Floor").all()
+
+
+def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
+    from dpcd.ci.gcm import chebyshev_features
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE
+    from dpcd.privacy.gdp import gdp_mu
+    from dpcd.privacy.moments import weighted_moment_sensitivity
+
+    data = sample_ci_case(300, 0)
+    covariance, mean, sigma, weights = pcd_cells.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
+    box = np.column_stack([data[:, :2] / 1.5, data[:, 2:] / 0.5])
+    features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
+    assert sigma == 0.0 and np.allclose(mean, features.mean(axis=0))
+    assert np.allclose(covariance, np.cov(features.T, bias=True))
+    _, noisy_mean, sigma, _ = pcd_cells.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
+    assert sigma == pytest.approx(weighted_moment_sensitivity(weights) / gdp_mu(1.0, pcd_cells.GCM_DELTA))
+    assert not np.allclose(noisy_mean, mean)
+    assert np.all(np.abs(data[:, :2]) <= 1.5) and np.all(np.abs(data[:, 2:]) <= 0.5)  # the bounds hold
+
+
+def test_gcm_cells_return_rows_for_every_epsilon_and_the_edge_baseline():
+    rows = pcd_cells.gcm_error_cell(n=200, case="independence", rng=0, epsilons=(1.0, math.inf), n_boot=50)
+    assert [(r["error"], r["epsilon"]) for r in rows] == [("type_I", 1.0), ("type_II", 1.0), ("type_I", math.inf),
+                                                          ("type_II", math.inf)]
+    assert all(r["wrong"] in (0.0, 1.0) and 0 < r["p_value"] <= 1 for r in rows)
+    assert rows[3]["wrong"] == 0.0  # X and Y share sin(sum Z): dependent, found without noise at m = 200
+    net = pcd_cells.gcm_network_cell(network="cancer", n=500, rng=0, epsilons=(1.0, math.inf), n_boot=50)
+    assert [r["epsilon"] for r in net] == [1.0, math.inf] and all(0 <= r["f1"] <= 1 for r in net)
+    for r in net:  # 5 nodes, 4 true skeleton edges of 10 pairs: 2 (k·4/10) / (k + 4)
+        assert r["f1_random"] == pytest.approx(2 * (r["edges"] * 4 / 10) / (r["edges"] + 4) if r["edges"] else 0.0)
+    with pytest.raises(ValueError, match="case"):
+        pcd_cells.gcm_error_cell(n=200, case="nope", rng=0)
+
+
+def test_eq3_cell_compares_the_score_change_with_the_data_sets_delta_r():
+    from dpcd.ci.rcit import rcit
+
+    rows = pcd_cells.eq3_cell(m=60, rng=0)
+    assert len(rows) == len(pcd_cells.EXTREME_RECORDS)
+    data = sample_ci_case(60, np.random.default_rng(0).spawn(2)[0])
+    bound = rcit(data, 0, 1, (2, 3, 4, 5, 6), rng=0, n_permutations=1).score_sensitivity
+    for row in rows:
+        assert row["bound"] == pytest.approx(bound) and row["ratio"] == pytest.approx(row["change"] / bound)
+        assert row["change"] > 0  # a corner record moves the score
+    cells = pcd_cells.eq3_claims(pd.DataFrame({"m": [60] * len(rows), "ratio": [r["ratio"] for r in rows]}))
+    assert cells["claim_id"].tolist() == ["pcd:thm3:eq3-bounds-the-rcit-score"]

@@ -21,6 +21,11 @@ Variants of every private decision (``variant``, :data:`VARIANTS`)
 The claims are judged by :func:`fig1_claims`, :func:`fig2_claims`,
 :func:`fig3_claims` (qualitative; rules :data:`CLAIM_RULES`) and
 :func:`numeric_claims`, all fixed here before any run.
+
+A differentially private line beside PCD: :func:`gcm_error_cell` and
+:func:`gcm_network_cell` run this library's GCM-PC (:mod:`dpcd.discovery.gcm_pc`,
+one Gaussian release of feature moments at a **total** ε, replace-one) on data
+from the models of Figs. 1 and 2 with the bounds those models imply.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import pandas as pd
 from dpcd.ci.rcit import RCITTester, permutation_sensitivity
 from dpcd.discovery.pc import run_pc
 from dpcd.discovery.pcd import PCDDecider, make_tester, pcd_decision
-from dpcd.graphs import cpdag_pair_prf, skeleton_prf
+from dpcd.graphs import cpdag_pair_prf, skeleton_edges, skeleton_prf
 from dpcd.privacy.sensitivity import reference_pvalue_sensitivity
 from dpcd.validation import RngLike, as_rng, check_int
 
@@ -48,7 +53,8 @@ VARIANT_LABELS = {"published": "as published", "as_run": "paper-as-run: RCIT sco
 
 __all__ = ["PAPER_EPSILONS", "VARIANTS", "VARIANT_LABELS", "CLAIM_RULES", "sample_ci_case", "CI_CASES",
            "p_and_sensitivity", "AsRunPCDDecider", "ci_error_cell", "discovery_cell", "network_cell", "sachs_cell",
-           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims"]
+           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims", "CI_CASE_BOUNDS", "GCM_DELTA",
+           "gcm_moments", "gcm_error_cell", "gcm_network_cell", "EXTREME_RECORDS", "eq3_cell", "eq3_claims"]
 
 
 def _check_variant(variant: str) -> str:
@@ -157,6 +163,151 @@ def ci_error_cell(*, n: int, case: str, ci_test: str, rng: RngLike, epsilons: Se
     return rows
 
 
+CI_CASE_BOUNDS = ((-1.5, 1.5),) * 2 + ((-0.5, 0.5),) * 5
+"""Public bounds of :func:`sample_ci_case`'s columns, from its model: |sin| ≤ 1 plus noise of at most ½ for X and Y,
+U(−½, ½) for the Zᵢ."""
+GCM_DELTA = 1e-6
+"""δ of the GCM-PC line (replace-one, n public)."""
+
+
+def gcm_moments(data: np.ndarray, bounds, epsilon: float, rng: RngLike) -> tuple[np.ndarray, np.ndarray, float,
+                                                                                     np.ndarray]:
+    """(feature covariance, feature means, σ, public weights) of GCM-PC's one release at total ``epsilon``
+    (δ = :data:`GCM_DELTA`): exactly what :func:`dpcd.discovery.gcm_pc.gcm_pc` releases, with its default degrees
+    and weights; ``epsilon = inf`` gives the exact moments (σ = 0), the same test without noise (not private)."""
+    from dpcd.ci.gcm import chebyshev_features
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_FEATURE_WEIGHT, feature_weights
+    from dpcd.privacy.gdp import gdp_mu
+    from dpcd.privacy.moments import noisy_moments
+    from dpcd.schema import public_bounds, scale_to_box
+
+    array = np.asarray(data, dtype=np.float64)
+    box = scale_to_box(array, public_bounds(bounds, array.shape[1], [str(j) for j in range(array.shape[1])]))
+    features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
+    weights = feature_weights(array.shape[1], DEFAULT_CONDITIONING_DEGREE, DEFAULT_FEATURE_WEIGHT)
+    n = features.shape[0]
+    if math.isinf(epsilon):
+        sums, second, sigma = features.sum(axis=0), features.T @ features, 0.0
+    else:
+        sums, second, sigma = noisy_moments(features, mu=gdp_mu(epsilon, GCM_DELTA), rng=as_rng(rng),
+                                            weights=weights)
+    mean = sums / n
+    return second / n - np.outer(mean, mean), mean, sigma, weights
+
+
+def gcm_error_cell(*, n: int, case: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
+                   alpha: float = 0.05, n_boot: int = 200) -> list[dict]:
+    """One repetition of Fig. 1 for GCM-PC's private test: per ε, one release of the data set's feature moments
+    (:func:`gcm_moments`, total ε, public bounds :data:`CI_CASE_BOUNDS`) answers both tests of ``case``.
+
+    Unlike PCD's per-comparison ε, ε here is the total of the release (replace-one, δ = :data:`GCM_DELTA`): the
+    two tests of a case are post-processing of it. ε = ∞: the same test on exact moments (not private).
+    """
+    from dpcd.ci.gcm import noisy_gcm_test
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE
+
+    if case not in CI_CASES:
+        raise ValueError(f"case must be one of {sorted(CI_CASES)}, got {case!r}")
+    rng = as_rng(rng)
+    data_rng, noise_rng = rng.spawn(2)
+    data = sample_ci_case(n, data_rng)
+    rows = []
+    for epsilon in epsilons:
+        covariance, mean, sigma, weights = gcm_moments(data, CI_CASE_BOUNDS, float(epsilon), noise_rng)
+        for error, x, y, S, null_true in CI_CASES[case]:
+            p_value = noisy_gcm_test(covariance, mean, n, sigma, x, y, S, degree=DEFAULT_DEGREE,
+                                     conditioning_degree=DEFAULT_CONDITIONING_DEGREE, weights=weights,
+                                     rng=noise_rng, n_boot=n_boot)
+            independent = p_value > alpha
+            rows.append({"error": error, "variant": "gcm_pc", "epsilon": float(epsilon),
+                         "wrong": float((not independent) if null_true else independent), "p_value": p_value})
+    return rows
+
+
+def gcm_network_cell(*, network: str, n: int, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
+                     alpha: float = 0.05, max_order: int | None = None, n_boot: int = 200) -> list[dict]:
+    """One repetition of Fig. 2 for GCM-PC: data from the same nonlinear SEM as :func:`network_cell` (fresh
+    draws), one release per ε at that total budget (public bounds from the generating model,
+    :meth:`dpcd.datasets.Dataset.schema`), PC on its tests; ε = ∞: the same tests on exact moments (not private).
+    """
+    from dpcd.datasets import bnlearn_dag, sample_nonlinear
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, GCMDecider
+    from dpcd.graphs import dag_to_cpdag
+
+    rng = as_rng(rng)
+    data_rng, run_rng = rng.spawn(2)
+    dag = bnlearn_dag(network)
+    dataset = sample_nonlinear(dag, n, data_rng)
+    names = [str(c) for c in dataset.data.columns]
+    truth = nx.relabel_nodes(dag_to_cpdag(dag), {v: str(v) for v in dag.nodes})
+    bounds = dataset.schema().bounds
+    rows = []
+    for epsilon in epsilons:
+        covariance, mean, sigma, weights = gcm_moments(dataset.data.to_numpy(dtype=np.float64), bounds,
+                                                       float(epsilon), run_rng)
+        decider = GCMDecider(covariance, mean, n, sigma, alpha=alpha, degree=DEFAULT_DEGREE,
+                             conditioning_degree=DEFAULT_CONDITIONING_DEGREE, rng=run_rng, n_boot=n_boot,
+                             weights=weights)
+        result = run_pc(names, decider, max_order=max_order)
+        row = {"variant": "gcm_pc", "epsilon": float(epsilon), "n_tests": result.n_tests,
+               **_edge_baseline(result.cpdag, truth)}
+        row.update(_metrics(result.cpdag, truth))
+        rows.append(row)
+    return rows
+
+
+def _edge_baseline(cpdag: nx.DiGraph, truth: nx.DiGraph) -> dict:
+    """The estimate's number of skeleton edges and the expected skeleton F1 of a random graph with as many edges
+    (the trivial baseline of the F1 claims, fixed before the run): :func:`dpcd_papers.curate.random_graph_f1` on
+    ordered pairs, each skeleton edge counted in both directions."""
+    from .curate import random_graph_f1
+
+    edges = len(skeleton_edges(cpdag))
+    symmetric = nx.DiGraph(nx.Graph([tuple(e) for e in skeleton_edges(truth)]))
+    symmetric.add_nodes_from(truth.nodes)
+    return {"edges": edges, "f1_random": random_graph_f1(2 * edges, symmetric)}
+
+
+EXTREME_RECORDS = ((1.5, -1.5, 0.5, 0.5, 0.5, 0.5, 0.5), (-1.5, 1.5, -0.5, -0.5, -0.5, -0.5, -0.5),
+                   (1.5, 1.5, -0.5, 0.5, -0.5, 0.5, -0.5))
+"""Records at corners of :data:`CI_CASE_BOUNDS` that replace one row in :func:`eq3_cell`."""
+
+
+def eq3_cell(*, m: int, rng: RngLike, lam: float = 1.0) -> list[dict]:
+    """Thm. 3 checked directly: one data set of Fig. 1's CI case (``m`` rows), each of :data:`EXTREME_RECORDS`
+    replacing a random row, and the change of the RCIT score of X ⫫ Y | Z₁..Z₅ (median bandwidths, as the
+    algorithm computes it) against Eq. 3's Δ_R of the data set. A ``ratio`` above 1 refutes the bound.
+    """
+    from dpcd.ci.rcit import rcit
+
+    m = check_int(m, "m", minimum=10)
+    data_rng, pick_rng = as_rng(rng).spawn(2)
+    data = sample_ci_case(m, data_rng)
+    S = (2, 3, 4, 5, 6)
+    first = rcit(data, 0, 1, S, rng=0, n_permutations=1, lam=lam)
+    rows = []
+    for record in EXTREME_RECORDS:
+        other = data.copy()
+        other[int(pick_rng.integers(m))] = record
+        second = rcit(other, 0, 1, S, rng=0, n_permutations=1, lam=lam)
+        change = abs(second.statistic - first.statistic)
+        rows.append({"change": change, "bound": first.score_sensitivity,
+                     "ratio": change / first.score_sensitivity})
+    return rows
+
+
+def eq3_claims(eq3: pd.DataFrame) -> pd.DataFrame:
+    """Cells of ``pcd:thm3:eq3-bounds-the-rcit-score`` from the rows of :func:`eq3_cell` (columns m, ratio).
+
+    >>> eq3_claims(pd.DataFrame({"m": [200, 200, 500], "ratio": [0.1, 0.2, 1.5]}))["holds"].tolist()
+    [True, False]
+    """
+    rows = [{"claim_id": "pcd:thm3:eq3-bounds-the-rcit-score", "cell": f"m={int(m)}", "holds": bool(part.max() <= 1),
+             "detail": f"largest change / Delta_R = {part.max():.3g} over {len(part)} replacements"}
+            for m, part in eq3.groupby("m")["ratio"]]
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
 def _metrics(cpdag: nx.DiGraph, truth: nx.DiGraph, *, directed_truth: bool = True) -> dict:
     skel = skeleton_prf(cpdag, truth)
     out = {"precision": skel["precision"], "recall": skel["recall"], "f1": skel["f1"]}
@@ -179,7 +330,9 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
     ``pair_metrics`` the CPDAG edge-pair precision/recall/F1 are added
     (``pair_*``; skip for a cyclic consensus graph such as Sachs').
     ``variants``: :data:`VARIANTS` (the non-private ε = ∞ run is the same in
-    every variant).
+    every variant). Each row also holds ``edges`` (the estimate's skeleton edges)
+    and ``f1_random``, the skeleton F1 a random graph with as many edges scores
+    in expectation (the F1 claims' trivial baseline).
     """
     variants = [_check_variant(v) for v in variants]
     rng = as_rng(rng)
@@ -195,7 +348,7 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
             decider = kind(tester, epsilon=float(epsilon), alpha=alpha, rng=noise_rng, continuous=True)
             result = run_pc(names, decider, max_order=max_order)
             row = {"variant": variant, "epsilon": float(epsilon), "n_noisy": decider.n_noisy,
-                   "n_tests": result.n_tests,
+                   "n_tests": result.n_tests, **_edge_baseline(result.cpdag, truth),
                    "epsilon_total": decider.ledger().total().epsilon if decider.n_noisy else 0.0}
             row.update(_metrics(result.cpdag, truth, directed_truth=pair_metrics))
             rows.append(row)
@@ -262,6 +415,8 @@ CLAIM_RULES = {
                                             "largest n than at the smallest n",
     "pcd:fig3:rcit-far-above-kendall": "per eps <= 1: RCIT's F1 exceeds Kendall's by >= 0.1",
     "pcd:fig3:low-recall": "per (test, eps): skeleton recall < 0.5",
+    "pcd:thm3:eq3-bounds-the-rcit-score": "per m: no searched replacement of one record moves the RCIT score of the "
+                                          "Fig. 1 CI test by more than Eq. 3's Delta_R of the data set",
 }
 """The rule of each qualitative claim; one cell = one setting named in the rule (means over repetitions)."""
 

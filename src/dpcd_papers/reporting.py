@@ -47,6 +47,8 @@ __all__ = [
     "attach_diagnostic",
     "diagnose",
     "explained",
+    "mark_uninformative",
+    "mark_uninformative_shares",
     "data_dir",
     "write_table",
     "to_markdown",
@@ -725,6 +727,32 @@ def mark_uninformative(comparison: pd.DataFrame, baselines: pd.DataFrame) -> pd.
             note = str(row["note"]) if isinstance(row["note"], str) else ""
             comparison.loc[index, "note"] = (note + "; " if note else "") + (
                 f"uninformative: a trivial baseline also lies within the tolerance ({said})")
+    return comparison
+
+
+def mark_uninformative_shares(comparison: pd.DataFrame, shares: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """The qualitative counterpart of :func:`mark_uninformative`: *reproduced* → *uninformative* where the claim,
+    judged by its own rule with a trivial baseline in place of the line (``shares``: ``claim_id`` and ``value``,
+    the share of cells where it then holds), holds in at least the row's share of cells too.
+
+    >>> row = {c: "" for c in COMPARISON_COLUMNS}
+    >>> row.update(claim_id="x", paper_value="A beats B", ours=1.0, tolerance=0.8, verdict="reproduced", note="n")
+    >>> out = mark_uninformative_shares(pd.DataFrame([row]), pd.DataFrame({"claim_id": ["x"], "value": [0.9]}),
+    ...                                 "a random graph")
+    >>> out.loc[0, "verdict"], out.loc[0, "note"]
+    ('uninformative', 'n; uninformative: with a random graph in place of each line the claim holds in 90% of cells')
+    """
+    comparison = comparison.copy()
+    by_claim = dict(zip(shares["claim_id"], shares["value"]))
+    for index, row in comparison.iterrows():
+        share = by_claim.get(row["claim_id"])
+        if share is None or row["verdict"] != "reproduced" or not _is_number(share):
+            continue
+        if float(share) >= float(row["tolerance"]):
+            comparison.loc[index, "verdict"] = "uninformative"
+            note = str(row["note"]) if isinstance(row["note"], str) else ""
+            comparison.loc[index, "note"] = (note + "; " if note else "") + (
+                f"uninformative: with {baseline} in place of each line the claim holds in {float(share):.0%} of cells")
     return comparison
 
 
