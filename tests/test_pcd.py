@@ -294,8 +294,10 @@ def test_gcm_cells_return_rows_for_every_epsilon_and_the_edge_baseline():
     assert rows[3]["wrong"] == 0.0  # X and Y share sin(sum Z): dependent, found without noise at m = 200
     net = pcd_cells.gcm_network_cell(network="cancer", n=500, rng=0, epsilons=(1.0, math.inf), n_boot=50)
     assert [r["epsilon"] for r in net] == [1.0, math.inf] and all(0 <= r["f1"] <= 1 for r in net)
-    for r in net:  # 5 nodes, 4 true skeleton edges of 10 pairs: 2 (k·4/10) / (k + 4)
-        assert r["f1_random"] == pytest.approx(2 * (r["edges"] * 4 / 10) / (r["edges"] + 4) if r["edges"] else 0.0)
+    from dpcd.forecast import random_graph_f1
+
+    for r in net:  # 5 nodes, 4 true skeleton edges of 10 pairs: the mean of the forecast's random-graph F1
+        assert r["f1_random"] == pytest.approx(random_graph_f1(5, [4], [r["edges"]])[0])
     with pytest.raises(ValueError, match="case"):
         pcd_cells.gcm_error_cell(n=200, case="nope", rng=0)
 
