@@ -339,7 +339,7 @@ def test_runs_for_budget_is_clipped():
 # --------------------------------------------------------------------------- private ANM (test-set privacy)
 
 
-@pytest.mark.parametrize("label", ["Spearman", "Kendall", "HSIC"])
+@pytest.mark.parametrize("label", ["Spearman", "Kendall", "HSIC", "HSIC norm"])
 def test_anm_test_set_entries_run_without_violation(label):
     case = audit.anm_case(audit.ANM_SCORES[label], epsilon=1.0, rng=0, size="smoke")
     assert case.name == f"ANM (test-set, {label})"

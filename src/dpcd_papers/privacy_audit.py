@@ -27,7 +27,8 @@ from dpcd.validation import RngLike, as_rng
 __all__ = ["GROUPS", "AS_PUBLISHED", "build_cases", "as_published_cases", "case_names", "audit_cell", "bound_figure"]
 
 GROUPS = ("mechanism", "algorithm", "discover")
-"""Mechanisms (vectorised or per-run), private discovery algorithms and ANM scores, and ``discover`` as a black box."""
+"""Mechanisms (vectorised or per-run) and the dpHSIC test, private discovery algorithms and ANM scores, and
+``discover`` as a black box."""
 
 
 def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: RngLike) -> list[audit.AuditCase]:
@@ -40,7 +41,8 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
     if group == "mechanism":
         seed = int(as_rng(rng).integers(2**31))
         return (audit.mechanism_cases(epsilon=epsilon, delta=delta, rng=seed) + [audit.sieve_case(epsilon=epsilon)]
-                + audit.broken_cases(epsilon=epsilon, rng=seed))
+                + audit.broken_cases(epsilon=epsilon, rng=seed) + audit.dp_hsic_cases(epsilon=epsilon, rng=seed,
+                                                                                      size=size))
     if group == "algorithm":
         generator = as_rng(rng)
         cases = [audit.algorithm_case(name, epsilon=epsilon, rng=generator, size=size) for name in audit.CASES]

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dpcd.bivariate.anm import (
+    EXTENSION_SCORES,
     SCORES,
     dwork_lei_draws,
     fit_anm,
@@ -86,11 +87,12 @@ def _signed_margin(s_xy: float, s_yx: float, truth: str) -> float:
 
 def test_set_cell(pair_id: str, swap: bool, epsilons: Sequence[float], *, n_draws: int = 2000,
                   lam: float = 1e-3, delta: float = 1e-6, max_samples: Optional[int] = None,
-                  rng: RngLike) -> list[dict]:
+                  scores: Sequence[str] = SCORES, rng: RngLike) -> list[dict]:
     """One random 50/50 split of one pair: per score the non-private outcome and, per ε,
     the Monte Carlo probability (``n_draws`` draws of the test-set mechanisms) and the
     closed form (Thm. 2 / Thm. 4) of a correct decision. ⊥ counts as a fair coin flip
-    (its rate is reported in ``bottom_rate``); so does a tie.
+    (its rate is reported in ``bottom_rate``); so does a tie. ``scores``: the paper's four by
+    default; :data:`dpcd.bivariate.anm.EXTENSION_SCORES` (dpHSIC's norm) may be named too.
     """
     generator = as_rng(rng)
     n_draws = check_int(n_draws, "n_draws", minimum=1)
@@ -99,7 +101,7 @@ def test_set_cell(pair_id: str, swap: bool, epsilons: Sequence[float], *, n_draw
     fit = fit_anm(x, y, lam=lam, rng=generator, split=(train, test), bounds_x=(x[train].min(), x[train].max()),
                   bounds_y=(y[train].min(), y[train].max()))
     rows = []
-    for name in SCORES:
+    for name in scores:
         s_xy, s_yx = fit_scores(fit, name, generator)
         margin = _signed_margin(s_xy, s_yx, truth)
         base = {"score": name, "n": fit.n, "m": fit.m, "s_xy": s_xy, "s_yx": s_yx,
@@ -233,7 +235,7 @@ def table2_summary(per_pair: pd.DataFrame, epsilons: Sequence[float] = TABLE2_EP
     if not needed <= set(per_pair.columns):
         raise ValueError(f"per_pair is missing column(s) {sorted(needed - set(per_pair.columns))}")
     rows = []
-    for score in [s for s in SCORES if s in set(per_pair["score"])]:
+    for score in [s for s in SCORES + EXTENSION_SCORES if s in set(per_pair["score"])]:
         part = per_pair[per_pair["score"] == score]
         wide = part.pivot_table(index="pair", columns="epsilon", values="value", aggfunc="first")
         if math.inf not in wide.columns:

@@ -3,8 +3,8 @@
 ``stats``       Clopper–Pearson intervals and the lower bound ε̲ = ln((p̲₀ − δ)/p̄₁)
 ``events``      output events (thresholds, equalities, graph edges); ``neighbours``: adversarial pairs
 ``runner``      :func:`audit` (hold-out or Bonferroni event selection), :class:`AuditCase`, :func:`run_case`
-``mechanisms``, ``algorithms``, ``anm``, ``black_box``: the cases — every mechanism, every registry
-algorithm, private ANM and ``discover`` itself — with deliberately broken variants that must be flagged.
+``mechanisms``, ``ci``, ``algorithms``, ``anm``, ``black_box``: the cases — every mechanism, the private
+independence test dpHSIC, every registry algorithm, private ANM and ``discover`` itself — with deliberately broken variants that must be flagged.
 
 A mechanism M is (ε, δ)-DP when P[M(D) ∈ E] ≤ e^ε P[M(D′) ∈ E] + δ for all
 neighbours D, D′ and events E; counting E on many runs of D and D′ gives a
@@ -25,6 +25,7 @@ from .algorithms import (
 )
 from .anm import ANM_SCORES, anm_case, anm_iqr_case, anm_test_pair, anm_training_case, anm_training_pair
 from .black_box import DiscoverRun, broken_discover_cases, discover_cases
+from .ci import dp_hsic_cases
 from .events import (
                      Event,
                      at_least,
@@ -53,6 +54,6 @@ from .stats import clopper_pearson, epsilon_lower_bound
 __all__ = ["ANM_SCORES", "AlgorithmRun", "AuditCase", "AuditResult", "CASES", "DiscoverRun", "Event",
            "NeighbouringPair", "PCDKendallDecision", "algorithm_case", "anm_case", "anm_iqr_case", "anm_training_case", "anm_training_pair", "as_published", "anm_test_pair",
            "at_least", "audit", "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson",
-           "count_events", "contains", "discover_cases", "edge_present", "epsilon_lower_bound", "equals",
+           "count_events", "contains", "discover_cases", "dp_hsic_cases", "edge_present", "epsilon_lower_bound", "equals",
            "graph_equals", "graph_key", "mechanism_cases", "observed_outputs", "observed_outputs_and_markers",
            "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case", "threshold_events"]

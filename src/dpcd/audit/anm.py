@@ -15,7 +15,7 @@ that one replaced record moves an IQR from 0 to 1.
 Examples
 --------
 >>> sorted(ANM_SCORES)
-['HSIC', 'Kendall', 'Spearman']
+['HSIC', 'HSIC norm', 'Kendall', 'Spearman']
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from .runner import AuditCase
 __all__ = ["ANM_SCORES", "anm_test_pair", "anm_case", "anm_training_pair", "anm_training_case", "anm_iqr_case"]
 
 
-ANM_SCORES = {"Spearman": "spearman", "Kendall": "kendall", "HSIC": "hsic"}
+ANM_SCORES = {"Spearman": "spearman", "Kendall": "kendall", "HSIC": "hsic", "HSIC norm": "hsic_norm"}
 _ANM_BOUNDS = (-1.0, 1.0)
 
 

@@ -13,7 +13,11 @@ Dependence scores (:data:`SCORES`)
 ``"kendall"``   ``|C - D| / (m(m-1)/2)`` (Sec. 3.3);
 ``"hsic"``      biased empirical HSIC ``tr(KHLH)/(m-1)²`` (Eq. 4) with Gaussian
                 kernels (bounded by 1), computed by :func:`dpcd.kernels.hsic`;
-``"iqr"``       ``log IQR(a) + log IQR(b)`` (Eq. 2).
+``"iqr"``       ``log IQR(a) + log IQR(b)`` (Eq. 2);
+``"hsic_norm"`` (an extension, :data:`EXTENSION_SCORES`, not in the paper) the statistic of dpHSIC (Kim & Schrab
+                2023, :mod:`dpcd.ci.hsic`): ``||Ĉ||_HS = sqrt(tr(KHLH)) / m``, the root of the HSIC above up to
+                (m − 1)/m, whose replace-one sensitivity ``4(m − 1)/m²`` (the Lemma there) is a third of HSIC's
+                while the score of a weak dependence is far larger than HSIC's.
 
 Ranks break ties by random priorities drawn from ``rng`` (independently of the
 data), so ranks are always a permutation, as the sensitivity proofs of Thm. 1
@@ -25,7 +29,8 @@ Privacy
 ``(x'_k, y'_k)``; the training half, the split, ``n`` and ``m`` and the variable
 bounds are public (the training half is not protected in this mode). Spearman,
 Kendall and HSIC scores get Laplace noise with the global sensitivities of
-Thm. 1 (30/m, 4/m) and Thm. 3 ((12m - 11)/(m - 1)²); each score is released with
+Thm. 1 (30/m, 4/m) and Thm. 3 ((12m - 11)/(m - 1)²), the HSIC norm with ``4(m − 1)/m²``; each score is
+released with
 ``Lap(Δ/ε)``, so the pair of scores of one dependence measure is (2ε, 0)-DP
 (Sec. 4.1). The IQR score is released by Dwork & Lei's propose-test-release
 for scale (Sec. 4.3, [DL09]): each private log-IQR is (3ε, δ)-DP and may be ⊥.
@@ -82,6 +87,7 @@ from typing import Literal, Mapping, Optional, Sequence
 import numpy as np
 from scipy import linalg, stats
 
+from ..ci.hsic import hsic_norm_sensitivity
 from ..kernels import (
     gaussian_gram,
     hsic,
@@ -104,6 +110,7 @@ from ..validation import (
 
 __all__ = [
     "SCORES",
+    "EXTENSION_SCORES",
     "ANMFit",
     "ANMResult",
     "PrivateANMResult",
@@ -122,6 +129,7 @@ __all__ = [
     "spearman_score",
     "kendall_score",
     "hsic_score",
+    "hsic_norm_score",
     "iqr",
     "iqr_score",
     "spearman_sensitivity",
@@ -143,6 +151,8 @@ __all__ = [
 ]
 
 SCORES: tuple[str, ...] = ("spearman", "kendall", "hsic", "iqr")
+EXTENSION_SCORES: tuple[str, ...] = ("hsic_norm",)
+"""Scores this library adds to the paper's :data:`SCORES` (accepted wherever a score is named, never a default)."""
 Direction = Literal["x->y", "y->x", "tie", "bottom"]
 
 
@@ -281,6 +291,18 @@ def hsic_score(a, b, *, bandwidth_a: float, bandwidth_b: float) -> float:
     return hsic(K, L)
 
 
+def hsic_norm_score(a, b, *, bandwidth_a: float, bandwidth_b: float) -> float:
+    """dpHSIC's statistic ``||Ĉ||_HS = sqrt(tr(KHLH)) / m`` with Gaussian kernels (:mod:`dpcd.ci.hsic`).
+
+    >>> x = np.linspace(-1, 1, 50)
+    >>> hsic_norm_score(x, x ** 2, bandwidth_a=0.5, bandwidth_b=0.5) > hsic_score(x, x ** 2, bandwidth_a=0.5,
+    ...                                                                            bandwidth_b=0.5)
+    True
+    """
+    m = np.asarray(a).shape[0]
+    return math.sqrt(max(hsic_score(a, b, bandwidth_a=bandwidth_a, bandwidth_b=bandwidth_b), 0.0)) * (m - 1) / m
+
+
 def quartile_indices(m: int) -> tuple[int, int]:
     """Order statistics (i1, i3) = (⌊(m − 1)/4⌋, ⌈3(m − 1)/4⌉) of the quartiles :func:`iqr` reads.
 
@@ -314,13 +336,14 @@ def dependence_score(score: str, a, b, *, rng: RngLike | None = None, bandwidth_
         return spearman_score(a, b, rng=rng)
     if score == "kendall":
         return kendall_score(a, b, rng=rng)
-    if score == "hsic":
+    if score in ("hsic", "hsic_norm"):
         ba = median_bandwidth(a) if bandwidth_a is None else bandwidth_a
         bb = median_bandwidth(b) if bandwidth_b is None else bandwidth_b
-        return hsic_score(a, b, bandwidth_a=ba, bandwidth_b=bb)
+        kernel_score = hsic_score if score == "hsic" else hsic_norm_score
+        return kernel_score(a, b, bandwidth_a=ba, bandwidth_b=bb)
     if score == "iqr":
         return iqr_score(a, b)
-    raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+    raise ValueError(f"score must be one of {SCORES + EXTENSION_SCORES}, got {score!r}")
 
 
 def _check_scores(scores: Sequence[str] | str) -> tuple[str, ...]:
@@ -328,10 +351,10 @@ def _check_scores(scores: Sequence[str] | str) -> tuple[str, ...]:
         scores = (scores,)
     scores = tuple(scores)
     if not scores:
-        raise ValueError(f"scores must name at least one of {SCORES}")
-    bad = [s for s in scores if s not in SCORES]
+        raise ValueError(f"scores must name at least one of {SCORES + EXTENSION_SCORES}")
+    bad = [s for s in scores if s not in SCORES + EXTENSION_SCORES]
     if bad:
-        raise ValueError(f"scores must be among {SCORES}, got {bad}")
+        raise ValueError(f"scores must be among {SCORES + EXTENSION_SCORES}, got {bad}")
     return tuple(dict.fromkeys(scores))
 
 
@@ -618,9 +641,10 @@ def fit_anm(x, y, *, lam: float = 1e-3, train_fraction: float = 0.5, rng: RngLik
 def fit_scores(fit: ANMFit, score: str, rng: np.random.Generator) -> tuple[float, float]:
     """(s_{X→Y}, s_{Y→X}) of one score on a fit."""
     bw = fit.bandwidths
-    if score == "hsic":
-        return (hsic_score(fit.x_test, fit.residual_y, bandwidth_a=bw["x"], bandwidth_b=bw["residual_y"]),
-                hsic_score(fit.y_test, fit.residual_x, bandwidth_a=bw["y"], bandwidth_b=bw["residual_x"]))
+    if score in ("hsic", "hsic_norm"):
+        kernel_score = hsic_score if score == "hsic" else hsic_norm_score
+        return (kernel_score(fit.x_test, fit.residual_y, bandwidth_a=bw["x"], bandwidth_b=bw["residual_y"]),
+                kernel_score(fit.y_test, fit.residual_x, bandwidth_a=bw["y"], bandwidth_b=bw["residual_x"]))
     return (dependence_score(score, fit.x_test, fit.residual_y, rng=rng),
             dependence_score(score, fit.y_test, fit.residual_x, rng=rng))
 
@@ -679,9 +703,10 @@ class PrivateANMResult:
 
 
 def score_sensitivity(score: str, m: int) -> float:
-    """Replace-one sensitivity of a test-set score on m test records (Thm. 1: Spearman, Kendall; Thm. 3: HSIC)."""
+    """Replace-one sensitivity of a test-set score on m test records (Thm. 1: Spearman, Kendall; Thm. 3: HSIC;
+    the dpHSIC Lemma of :mod:`dpcd.ci.hsic`: the HSIC norm, Gaussian kernels)."""
     return {"spearman": spearman_sensitivity, "kendall": kendall_sensitivity,
-            "hsic": hsic_test_sensitivity}[score](m)
+            "hsic": hsic_test_sensitivity, "hsic_norm": hsic_norm_sensitivity}[score](m)
 
 
 def _private_decision(released: tuple[Optional[float], Optional[float]]) -> Direction:
@@ -747,7 +772,7 @@ def private_anm_test_set(x, y, *, epsilon: float, delta: float = 1e-6, scores: S
         noise = laplace_noise(scale, 2, rng=generator)
         released[name] = (float(s_xy + noise[0]), float(s_yx + noise[1]))
         ledger.charge(f"{name}_score", epsilon=epsilon, count=2, kind="laplace", sensitivity=sensitivity,
-                      scale=scale, note="Thm. 1" if name != "hsic" else "Thm. 3")
+                      scale=scale, note={"hsic": "Thm. 3", "hsic_norm": "dpHSIC Lemma"}.get(name, "Thm. 1"))
     return PrivateANMResult(scores=released, decisions={k: _private_decision(v) for k, v in released.items()},
                             ledger=ledger, privacy="test", epsilon=epsilon, delta=delta, n=fit.n, m=fit.m)
 
