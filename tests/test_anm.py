@@ -109,6 +109,9 @@ def test_hsic_norm_is_released_by_the_test_set_mechanism_and_helps_the_decision(
         s_xy, s_yx = anm.fit_scores(fit, score, np.random.default_rng(0))
         chance[score] = float(anm.prob_correct_laplace(s_yx - s_xy, anm.score_sensitivity(score, fit.m)))
     assert chance["hsic_norm"] > 0.9 and chance["hsic_norm"] > chance["hsic"] + 0.2
+    with pytest.raises(ValueError, match="scores"):  # only test-set privacy is proven for it
+        anm.private_anm_training_set(x, y, epsilon=1.0, scores=("hsic_norm",), lam=1.0, bandwidth=0.5,
+                                     bounds_x=(-1.5, 1.5), bounds_y=(-1.5, 1.5), rng=0)
     rows = private_anm.test_set_cell("pair1", False, [1.0], n_draws=10, max_samples=200, scores=("hsic_norm",),
                                      rng=0)
     assert {row["score"] for row in rows} == {"hsic_norm"}

@@ -4,8 +4,9 @@ The pair is built for the statistic ``T = ||Ĉ_XY||_HS``: m records close to
 the centre of the public box [−1, 1]² (3 % of its half-width), so every
 statistic, observed and permuted, is near 0 and the noise decides; the
 neighbour replaces one record by the corner (1, 1), which raises the observed
-statistic by about half the sensitivity Δ while the permuted ones, where the
-corner's x and y fall into different pairs, hardly move. The bandwidth is
+statistic by about half the sensitivity Δ while a permuted one, where the
+corner's x and y fall into different pairs, hardly moves (a permutation that
+fixes the record, about half of them at m = 60, moves like the observed one). The bandwidth is
 small (0.1 on the box) so the corner's features are nearly orthogonal to the
 centre's and the move is as large as one record can make it. The output is
 the released decision; the claim is the test's ε (module Theorem of

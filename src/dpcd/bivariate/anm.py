@@ -804,8 +804,9 @@ def private_anm_training_set(x, y, *, epsilon: float, delta: float = 1e-6,
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     names = _check_scores(scores)
-    if "iqr" in names:
-        raise ValueError("scores: the IQR score has no training-set mechanism here; use 'hsic', 'spearman' "
+    unsupported = [name for name in names if name not in ("hsic", "spearman", "kendall")]
+    if unsupported:  # the IQR has no training-set mechanism; the HSIC norm's training-set sensitivity is unproven
+        raise ValueError(f"scores: {unsupported} have no training-set mechanism here; use 'hsic', 'spearman' "
                          "or 'kendall'")
     bandwidth = check_positive(bandwidth, "bandwidth")
     for name, bounds in (("bounds_x", bounds_x), ("bounds_y", bounds_y)):
