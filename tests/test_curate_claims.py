@@ -13,6 +13,7 @@ from dpcd.ci.discrete import contingency_table, kendall_tau_test, stratified_ken
 from dpcd.datasets import load_bnlearn
 from dpcd.registry import ALGORITHMS, resolve_algorithm
 from dpcd_papers import curate as paper
+from dpcd_papers import reporting
 
 
 def eq16_as_printed(n: int, n_i: int) -> float:
@@ -197,13 +198,15 @@ def test_a_claim_a_random_graph_with_as_many_edges_also_passes_is_uninformative(
     assert rows.set_index("claim_id").loc["curate:sec4:sachs-child-best-above-1", "verdict"] == "reproduced"
     # F1 that only follows the edge count, rising with ε on sachs as the lines' F1 does: the claim says nothing
     edge_count = paper.judge_claims(points.assign(f1_true=points["epsilon"]), iterations_frame(), check)
-    marked = paper.mark_uninformative_claims(rows, edge_count).set_index("claim_id")
+    marked = reporting.mark_uninformative_shares(rows, paper.f1_baseline_shares(edge_count),
+                                                 "a random graph").set_index("claim_id")
     assert marked.loc["curate:sec4:sachs-child-best-above-1", "verdict"] == "uninformative"
     assert "random graph" in marked.loc["curate:sec4:sachs-child-best-above-1", "note"]
     assert marked.loc["curate:table7:faster-than-em-pc", "verdict"] == "reproduced"  # not an F1 claim
     # a flat baseline does not pass it: the verdict stands
     flat = paper.judge_claims(points.assign(f1_true=0.2), iterations_frame(), check)
-    kept = paper.mark_uninformative_claims(rows, flat).set_index("claim_id")
+    kept = reporting.mark_uninformative_shares(rows, paper.f1_baseline_shares(flat),
+                                               "a random graph").set_index("claim_id")
     assert kept.loc["curate:sec4:sachs-child-best-above-1", "verdict"] == "reproduced"
 
 

@@ -39,7 +39,7 @@ __all__ = [
     "judge_claims",
     "F1_CLAIMS",
     "random_graph_f1",
-    "mark_uninformative_claims",
+    "f1_baseline_shares",
     "run_cell",
 ]
 
@@ -169,7 +169,7 @@ def random_graph_f1(edges: int, truth: nx.DiGraph) -> float:
     ``truth``'s nodes: 2 E[TP] / (edges + |truth|) with E[TP] = edges · |truth| / (p(p − 1)); 0 when both are empty.
 
     A line whose F1 only follows its number of edges scores this; a claim that holds for it says nothing about
-    the signal (:func:`mark_uninformative_claims`).
+    the signal (:func:`f1_baseline_shares`).
 
     >>> truth = nx.DiGraph([(0, 1), (1, 2)]); truth.add_node(3)
     >>> round(random_graph_f1(6, truth), 4)   # 6 of 12 pairs at random: E[TP] = 1
@@ -184,29 +184,18 @@ def random_graph_f1(edges: int, truth: nx.DiGraph) -> float:
     return 2.0 * (edges * true_pairs / pairs) / (edges + true_pairs)
 
 
-def mark_uninformative_claims(comparison: pd.DataFrame, baseline: Iterable[dict]) -> pd.DataFrame:
-    """*reproduced* → *uninformative* for each claim of :data:`F1_CLAIMS` that ``baseline`` (the claims judged with
-    every line's F1 replaced by the mean of :func:`random_graph_f1` over its runs, by :func:`judge_claims`) also
-    holds in at least the row's share of cells; the note says so.
+def f1_baseline_shares(baseline: Iterable[dict]) -> pd.DataFrame:
+    """The share of cells in which each claim of :data:`F1_CLAIMS` holds for the trivial baseline (``baseline``: the
+    claims judged with every line's F1 replaced by :func:`random_graph_f1`, by :func:`judge_claims`), as
+    :func:`dpcd_papers.reporting.mark_uninformative_shares` reads it (``claim_id``, ``value``).
 
-    >>> row = {"claim_id": F1_CLAIMS[2], "verdict": "reproduced", "tolerance": 0.8, "note": "holds in 4 of 4"}
-    >>> out = mark_uninformative_claims(pd.DataFrame([row]), [{"claim_id": F1_CLAIMS[2], "holds": 4, "cells": 4}])
-    >>> out.loc[0, "verdict"]
-    'uninformative'
+    >>> f1_baseline_shares([{"claim_id": F1_CLAIMS[2], "holds": 3, "cells": 4}, {"claim_id": "x", "holds": 1,
+    ...                                                                           "cells": 1}])["value"].tolist()
+    [0.75]
     """
-    comparison = comparison.copy()
-    by_claim = {c["claim_id"]: c for c in baseline}
-    for index, row in comparison.iterrows():
-        judged = by_claim.get(row["claim_id"])
-        if row["claim_id"] not in F1_CLAIMS or row["verdict"] != "reproduced" or not judged or not judged["cells"]:
-            continue
-        share = judged["holds"] / judged["cells"]
-        if share >= float(row["tolerance"]):
-            comparison.loc[index, "verdict"] = "uninformative"
-            comparison.loc[index, "note"] = (f"{row['note']}; uninformative: with every line's F1 replaced by a "
-                                             f"random graph's with as many edges the claim holds in {share:.0%} of "
-                                             "cells")
-    return comparison
+    rows = [{"claim_id": c["claim_id"], "value": c["holds"] / c["cells"]} for c in baseline
+            if c["claim_id"] in F1_CLAIMS and c["cells"]]
+    return pd.DataFrame(rows, columns=["claim_id", "value"])
 
 
 def _claim(claim_id: str, item: str, claim: str, line: str, outcomes: Iterable[bool], note: str) -> dict:

@@ -490,16 +490,14 @@ class UnnoisedAim:
 
     def __call__(self, data: Any, rng: Any) -> frozenset:
         from ..discovery import aim_pc as aim
-        from ..discovery.pc import run_pc
-        from ..discovery.tables import NoisyTableDecider
 
         codes = np.asarray(data, dtype=np.int64)
         model = aim._aim(codes, levels=(2,) * codes.shape[1], epsilon_total=self.epsilon_total, delta=self.delta,
                          rng=as_rng(rng), workload_order=aim.DEFAULT_WORKLOAD_ORDER,
                          rounds_per_column=aim.DEFAULT_ROUNDS_PER_COLUMN, max_cells=aim.DEFAULT_MAX_CELLS,
-                         iterations=30, final_iterations=300, noise_factor=1e-6)
+                         iterations=aim.REFIT_ITERATIONS, final_iterations=aim.FINAL_ITERATIONS, noise_factor=1e-6)
         names = [f"X{j}" for j in range(codes.shape[1])]
-        return graph_key(run_pc(names, NoisyTableDecider(model.table, self.alpha), max_order=self.max_order))
+        return graph_key(aim.pc_on_table(model.table, names, self.alpha, max_order=self.max_order)[0])
 
 
 def _aim_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:

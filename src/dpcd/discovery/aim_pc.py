@@ -113,7 +113,7 @@ from .tables import NoisyTableDecider, all_marginals
 __all__ = ["AIM_PC", "aim_pc", "aim_synthetic", "aim_table", "worst_case", "workload_weights", "fit_table",
            "selection_quality",
            "AimModel", "RELATION", "PUBLIC", "DEFAULT_WORKLOAD_ORDER", "DEFAULT_ROUNDS_PER_COLUMN",
-           "DEFAULT_MAX_CELLS", "MEASURE_SHARE"]
+           "DEFAULT_MAX_CELLS", "MEASURE_SHARE", "REFIT_ITERATIONS", "FINAL_ITERATIONS", "pc_on_table"]
 
 RELATION = REPLACE_ONE
 PUBLIC = ("n", "domains")
@@ -125,6 +125,10 @@ MEASURE_SHARE = 0.9
 """Share of each round's ρ spent on the measurement (the rest on the selection), the paper's α."""
 DEFAULT_MAX_CELLS = 1 << 20
 """The estimate is the full table: refuse domains with more cells (decided from the public domain sizes)."""
+REFIT_ITERATIONS = 30
+"""Mirror-descent steps of each refit after a round's measurement (warm-started from the last fit)."""
+FINAL_ITERATIONS = 300
+"""Mirror-descent steps of the fit after the last round: the table PC reads."""
 GROWTH = 1.25
 """Mirror descent multiplies its step by this after a step that lowers the loss (and halves it until one does)."""
 MARGIN = 1e-12
@@ -242,8 +246,8 @@ def fit_table(levels: Sequence[int], measurements: dict[tuple[int, ...], tuple[n
     inverse-variance average of its noisy measurements (counts, shape
     ``levels[r]``) and the sum of their inverse variances — for Gaussian noise
     the same loss as one term per measurement. Entropic mirror descent on the
-    log-table θ (``start``, warm start) with a step that doubles after a step
-    that lowers the loss and halves until one does; stops after ``iterations``
+    log-table θ (``start``, warm start) with a step that grows by
+    :data:`GROWTH` after a step that lowers the loss and halves until one does; stops after ``iterations``
     or when a step lowers the loss by less than ``tolerance`` (relative).
     Returns (θ, the last step). Post-processing: reads only the measurements.
 
@@ -298,7 +302,8 @@ def _marginals(table: np.ndarray, order: int) -> dict[tuple[int, ...], np.ndarra
 
 def aim_table(data, *, levels, epsilon_total: float, delta: float = 1e-6, rng: RngLike,
               workload_order: int = DEFAULT_WORKLOAD_ORDER, rounds_per_column: int = DEFAULT_ROUNDS_PER_COLUMN,
-              max_cells: int = DEFAULT_MAX_CELLS, iterations: int = 30, final_iterations: int = 300) -> AimModel:
+              max_cells: int = DEFAULT_MAX_CELLS, iterations: int = REFIT_ITERATIONS,
+              final_iterations: int = FINAL_ITERATIONS) -> AimModel:
     """Run AIM on categorical ``data`` (integer codes) and return the fitted table: (``epsilon_total``,
     ``delta``)-DP under replace-one (the module's theorem).
 
@@ -351,6 +356,8 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
     ledger.charge("AIM one-way marginals", epsilon=zcdp_epsilon(spent, delta), delta=delta, kind="gaussian",
                   sensitivity=math.sqrt(2.0 * d), scale=sigma, note=f"{spent:.4g} zCDP")
     theta, step = fit_table(levels, measurements(), n, iterations=iterations)
+    fitted = np.exp(theta) / np.exp(theta).sum() * n
+    model = _marginals(fitted, order)
     measured: list[tuple[int, ...]] = []
     annealed = 0
     while True:
@@ -363,8 +370,6 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
             sigma = math.sqrt(1.0 / (MEASURE_SHARE * remaining))
             eps_round = math.sqrt(8.0 * (1.0 - MEASURE_SHARE) * remaining)
         spent += 1.0 / sigma ** 2 + eps_round ** 2 / 8.0
-        fitted = np.exp(theta) / np.exp(theta).sum() * n
-        model = _marginals(fitted, order)
         penalty = math.sqrt(2.0 / math.pi) * sigma
         quality = selection_quality(exact, model, weights, sigma)
         chosen = candidates[exponential_mechanism(quality, epsilon=eps_round, sensitivity=sensitivity,
@@ -378,13 +383,13 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
         before = model[chosen]
         theta, step = fit_table(levels, measurements(), n, start=theta, step=step,
                                 iterations=final_iterations if final else iterations)
+        fitted = np.exp(theta) / np.exp(theta).sum() * n
         if final:
             break
-        after = all_marginals(np.exp(theta) / np.exp(theta).sum() * n, len(chosen))[chosen]
-        if float(np.abs(after - before).sum()) <= penalty * before.size:
+        model = _marginals(fitted, order)  # read by the anneal test now and by the next round's selection
+        if float(np.abs(model[chosen] - before).sum()) <= penalty * before.size:
             sigma, eps_round = sigma / 2.0, eps_round * 2.0
             annealed += 1
-    fitted = np.exp(theta) / np.exp(theta).sum() * n
     return AimModel(fitted, tuple(measured), rho, spent, annealed, ledger)
 
 
@@ -423,13 +428,26 @@ def aim_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alpha: fl
     frame = data if node_names is None else pd.DataFrame(np.asarray(data), columns=names)
     model = aim_table(frame, levels=levels, epsilon_total=epsilon_total, delta=delta, rng=rng,
                       workload_order=workload_order, rounds_per_column=rounds_per_column, max_cells=max_cells)
-    decider = NoisyTableDecider(model.table, alpha)
-    result = run_pc(names, decider, max_order=max_order, ledger=model.ledger, max_tests=max_tests)
+    result, decider = pc_on_table(model.table, names, alpha, max_order=max_order, ledger=model.ledger,
+                                  max_tests=max_tests)
     return replace(result, info={"algorithm": "aim_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "rounds": len(model.measured),
                                  "measured": [tuple(names[j] for j in r) for r in model.measured],
                                  "annealed": model.annealed, "rho": model.rho, "rho_spent": model.rho_spent,
                                  "n_computed": decider.n_computed})
+
+
+def pc_on_table(table: np.ndarray, names: Sequence[str], alpha: float, *, max_order: int | None = None,
+                ledger: PrivacyLedger | None = None, max_tests: int | None = None
+                ) -> tuple[PCResult, NoisyTableDecider]:
+    """PC with G² tests read from a fitted table of counts (post-processing) and the decider it used.
+
+    >>> table = np.full((2, 2, 2), 125.0)
+    >>> len(pc_on_table(table, ["a", "b", "c"], 0.05)[0].skeleton)       # a uniform table: no edge
+    0
+    """
+    decider = NoisyTableDecider(table, alpha)
+    return run_pc(list(names), decider, max_order=max_order, ledger=ledger, max_tests=max_tests), decider
 
 
 def _privacy_map(*, epsilon_total: float, delta: float, p: int, max_order: int | None = None,
