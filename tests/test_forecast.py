@@ -183,3 +183,27 @@ def test_plan_is_a_deprecated_alias_of_forecast(cancer_schema, tmp_path, capsys)
     assert main(["plan", "--schema", str(path), "--n", "1000", "--epsilon", "1", "--algorithm", "em_pc",
                  "--repetitions", "1", "--no-progress"]) == 0
     assert "dpcd plan is deprecated" in capsys.readouterr().err
+
+
+def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_them(tmp_path):
+    """``relations`` is the holder's public statement: it switches the numeric synthetic model to PCD's nonlinear
+    SEM (scaled to the public bounds like the linear one), the forecast says so, and a release records it."""
+    import numpy as np
+
+    import dpcd
+    from dpcd.forecast import _synthetic
+
+    schema = Schema.numeric([(-3.0, 3.0)] * 6, names=[f"x{i}" for i in range(6)])
+    linear, _ = _synthetic(schema, "numeric", 400, 2.0, np.random.default_rng(1))
+    nonlinear, _ = _synthetic(schema, "numeric", 400, 2.0, np.random.default_rng(1), "nonlinear")
+    assert not np.allclose(linear.to_numpy(), nonlinear.to_numpy())
+    assert nonlinear.min().min() >= -3.0 and nonlinear.max().max() <= 3.0  # scaled to the public bounds
+    result = forecast(schema, n=20_000, epsilon=[1.0], algorithms=["gcm_pc", "moment_pc"], repetitions=3,
+                      time_budget=None, relations="nonlinear", rng=0)
+    assert set(result.table["status"]) == {"ok"} and "nonlinear" in result.statement
+    with pytest.raises(ValueError, match="relations"):
+        forecast(schema, n=1000, epsilon=[1.0], relations="quadratic")
+    data = nonlinear.iloc[:300]
+    found = dpcd.discover(data, schema=schema, epsilon=1.0, rng=0, progress=False, relations="nonlinear",
+                          out=tmp_path / "out", forecast_repetitions=1)
+    assert found.privacy["assumed_public"]["algorithm"]["forecast_relations"] == "nonlinear"

@@ -88,6 +88,7 @@ def _discover(args: argparse.Namespace) -> int:
             progress=None if args.progress else False,
             forecast_repetitions=args.forecast,
             delimiter=args.delimiter,
+            relations=args.relations,
         )
     except RuntimeError as error:
         print(f"dpcd discover: {' '.join(str(error).split())}", file=sys.stderr)
@@ -177,7 +178,7 @@ def _forecast(args: argparse.Namespace) -> int:
     forecast = make_forecast(args.schema, n=args.n, epsilon=args.epsilon, delta=args.delta, relation=args.relation,
                              algorithms=args.algorithm, alpha=args.alpha, max_order=args.max_order,
                              repetitions=args.repetitions, rng=args.seed, time_budget=args.time_budget or None,
-                             progress=progress)
+                             progress=progress, relations=args.relations)
     table = forecast.table
     ok = table[table["status"] == "ok"]
     shown = ok[["label", "epsilon", "runs", "skeleton_f1", "skeleton_f1_low", "skeleton_f1_high", "random_f1_high",
@@ -249,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="most synthetic runs of the forecast shown on report.html (default 3, within 20 s; 0: none; "
                            "reads no data)")
     disc.add_argument("--delimiter", default=",", metavar="C", help="field separator of DATA.csv (default ',')")
+    disc.add_argument("--relations", default="linear", choices=("linear", "nonlinear"),
+                      help="model of numeric synthetic data in the forecasts: linear-Gaussian (default) or PCD's "
+                           "nonlinear additive-noise model; your public statement about the data, never read from it")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
 
@@ -280,6 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "0: no budget)")
         fc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
         fc.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
+        fc.add_argument("--relations", default="linear", choices=("linear", "nonlinear"),
+                        help="model of numeric synthetic data: linear-Gaussian (default) or PCD's nonlinear "
+                             "additive-noise model (your public statement about the data)")
         fc.add_argument("--out", default=None, metavar="DIR", help="also write forecast.csv and forecast.png/svg into DIR")
         fc.set_defaults(handler=_forecast)
 

@@ -20,9 +20,12 @@ How the synthetic data are made (stated in every forecast)
     node has ``degree`` neighbours on average, in a random causal order), then
     ``n`` rows: categorical views get random conditional tables
     (Dirichlet(1) rows) over exactly the schema's categories; numeric views a
-    linear-Gaussian model (weights ±U(0.5, 1)) scaled so that ±3 standard
-    deviations span each column's public bounds, clamped to them, and coded
-    columns rounded to their codes. Real data can have weaker or stronger
+    linear-Gaussian model (weights ±U(0.5, 1); ``relations="linear"``, the
+    default) or PCD's nonlinear additive-noise model (sin, cos, tanh, square
+    and exp of weighted parent sums, :func:`dpcd.datasets.sample_nonlinear`;
+    ``relations="nonlinear"``, the holder's public statement about the data),
+    scaled so that ±3 standard deviations span each column's public bounds,
+    clamped to them, and coded columns rounded to their codes. Real data can have weaker or stronger
     dependencies: the forecast is a guide, not a promise.
 
 Examples
@@ -47,7 +50,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .datasets import random_dag, sample_categorical, sample_linear_gaussian
+from .datasets import random_dag, sample_categorical, sample_linear_gaussian, sample_nonlinear
 from .graphs import cpdag_pair_prf, dag_to_cpdag, skeleton_prf
 from .preparation import (
     Limits,
@@ -63,8 +66,14 @@ from .registry import ALGORITHMS, AUTO_CANDIDATES, AlgorithmUnavailable, Calibra
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
-__all__ = ["Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1", "FORECAST_COLUMNS",
-           "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
+__all__ = ["RELATIONS", "check_relations", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
+           "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
+
+RELATIONS: dict[str, str] = {
+    "linear": "linear-Gaussian",
+    "nonlinear": "PCD's nonlinear additive-noise model (sin, cos, tanh, square, exp)",
+}
+"""The models of numeric synthetic data a forecast can use (the holder's public statement, never read from data)."""
 
 FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
                     "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
@@ -218,8 +227,8 @@ def _applicable(schema: Schema, relation: Any, registry: Mapping[str, PrivateAlg
             if spec.differentially_private and (spec.data == "categorical" or numeric_ok)]
 
 
-def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Generator) -> tuple[pd.DataFrame,
-                                                                                                  nx.DiGraph]:
+def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Generator,
+               relations: str = "linear") -> tuple[pd.DataFrame, nx.DiGraph]:
     p = len(view)
     dag = random_dag(p, min(1.0, degree / (p - 1)), rng)
     names = dict(zip([f"X{i + 1}" for i in range(p)], view.names))
@@ -231,7 +240,10 @@ def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Ge
     if data == "categorical":
         frame = sample_categorical(ordered, n, rng, cards=view.levels).data
         return frame.astype(np.int64), ordered
-    frame = sample_linear_gaussian(ordered, n, rng, weight_range=(0.5, 1.0), signed=True).data
+    if relations == "nonlinear":
+        frame = sample_nonlinear(ordered, n, rng).data
+    else:
+        frame = sample_linear_gaussian(ordered, n, rng, weight_range=(0.5, 1.0), signed=True).data
     values = frame.to_numpy(dtype=float)
     centre, spread = values.mean(axis=0), values.std(axis=0)
     spread[spread == 0] = 1.0
@@ -256,6 +268,7 @@ def forecast(
     max_tests: int | None = None,
     repetitions: int = 10,
     degree: float = 2.0,
+    relations: str = "linear",
     rng: RngLike = 0,
     registry: Mapping[str, PrivateAlgorithm] | None = None,
     time_budget: float | None = 30.0,
@@ -277,6 +290,8 @@ def forecast(
         schema can feed).
     repetitions : most synthetic data sets per (algorithm, ε); each gets a fresh DAG.
     degree : expected number of neighbours of a node in the synthetic DAGs.
+    relations : the model of numeric synthetic data, a key of :data:`RELATIONS`: ``"linear"`` (default) or
+        ``"nonlinear"`` (PCD's additive-noise model) — what the holder expects of the data, stated publicly.
     rng : seed or Generator of the synthetic data and the algorithms' noise.
     time_budget : seconds per (algorithm, ε): no new repetition starts once
         they are spent (at least one runs; ``runs`` says how many did). Each
@@ -306,6 +321,7 @@ def forecast(
     alpha = check_probability(alpha, "alpha")
     repetitions = check_int(repetitions, "repetitions", minimum=1)
     degree = check_positive(degree, "degree")
+    relations = check_relations(relations)
     if time_budget is not None:
         time_budget = check_positive(time_budget, "time_budget")
     target = as_relation(relation)
@@ -337,7 +353,7 @@ def forecast(
                 if time_budget is not None and runs and spent >= time_budget:
                     break
                 run_rng = np.random.default_rng(seed)
-                frame, dag = _synthetic(view, spec.data, n, degree, run_rng)
+                frame, dag = _synthetic(view, spec.data, n, degree, run_rng, relations)
                 truth = dag_to_cpdag(dag)
                 start = time.perf_counter()
                 try:
@@ -363,7 +379,7 @@ def forecast(
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
            f"{repetitions} random DAGs with {degree:g} neighbours per node on average, n = {n}; ")
     how += ("categorical views: random conditional tables over the schema's categories; numeric views: "
-            "linear-Gaussian, scaled to the public bounds")
+            f"{RELATIONS[relations]}, scaled to the public bounds")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
 
 
@@ -405,15 +421,16 @@ AUTO_TIME_BUDGET = 5.0
 
 def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[str], *, n: int, epsilon: float,
                        delta: float = 1e-6, relation: str = "replace", alpha: float = 0.05,
-                       registry: Mapping[str, PrivateAlgorithm] | None = None, rng: RngLike = 0
-                       ) -> tuple[PrivateAlgorithm, Forecast]:
+                       registry: Mapping[str, PrivateAlgorithm] | None = None, rng: RngLike = 0,
+                       relations: str = "linear") -> tuple[PrivateAlgorithm, Forecast]:
     """``algorithm="auto"``: the candidate with the best forecast at this budget, and that forecast.
 
     Runs :func:`forecast` for the schema's :data:`dpcd.registry.AUTO_CANDIDATES`
     (those proven for ``relation``) with :data:`AUTO_REPETITIONS` synthetic
     data sets each and keeps the first candidate better than a random graph with
     as many edges unless the best (:func:`ranked`) is ahead in skeleton F1 by
-    more than :data:`AUTO_MARGIN`. Every input is public — there is no data argument — so the
+    more than :data:`AUTO_MARGIN`. ``relations`` chooses the model of numeric synthetic data
+    (:data:`RELATIONS`). Every input is public — there is no data argument — so the
     choice spends no budget. Under add/remove n is protected and no forecast
     can be made: the registry's fixed preference is used instead.
 
@@ -430,9 +447,20 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
     names = [name for name in AUTO_CANDIDATES.get(choose_kind(declared), ()) if name in registry]
     result = forecast(declared, n=n, epsilon=[epsilon], delta=delta, algorithms=names, relation=target.name,
                       alpha=alpha, repetitions=AUTO_REPETITIONS, rng=rng, registry=registry,
-                      time_budget=AUTO_TIME_BUDGET)
+                      time_budget=AUTO_TIME_BUDGET, relations=relations)
     name = result.auto if result.auto is not None else auto_algorithm(declared, target, registry).name
     return registry[name], result
+
+
+def check_relations(relations: Any) -> str:
+    """``relations`` checked against :data:`RELATIONS` (a clear error naming the argument).
+
+    >>> check_relations("nonlinear")
+    'nonlinear'
+    """
+    if relations not in RELATIONS:
+        raise ValueError(f"relations must be one of {sorted(RELATIONS)}, got {relations!r}")
+    return relations
 
 
 def _verdict(skeleton_f1: float, random_high: float) -> str:
