@@ -189,3 +189,26 @@ def test_the_audited_decision_is_the_tests_decision():
     b = noisy_permutation_decision(t0, permuted, scale=2 * hsic_norm_sensitivity(m) / 0.7, alpha=0.05,
                                    rng=np.random.default_rng(4), size=50)
     assert a.tolist() == b.tolist()
+
+
+def test_order_zero_stage_in_the_pc_engine_stays_within_its_plan_and_refuses_conditioning_sets():
+    from dpcd.ci import CITester
+    from dpcd.ci.hsic import DPHSICTest, order_zero_worst_case
+    from dpcd.discovery.pc import PValueDecider, run_pc
+
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-1, 1, 500)
+    data = np.column_stack([x, np.cos(3 * x) + 0.2 * rng.normal(size=500), rng.uniform(-1, 1, 500),
+                            rng.uniform(-1, 1, 500)])
+    bounds = [(-1, 1), (-1.5, 1.5), (-1, 1), (-1, 1)]
+    test = DPHSICTest(bounds=bounds, epsilon_per_test=3.0, n_permutations=39, rng=2)
+    tester = CITester(data, test)
+    result = run_pc(["a", "b", "c", "d"], PValueDecider(tester, 0.5), max_order=0)
+    assert test.n_released == 6 <= order_zero_worst_case(4, 3.0) / 3.0
+    tester(0, 1, ())  # asked again: the memo answers, nothing new is released
+    assert test.n_released == 6
+    assert ["a", "b"] in [sorted(edge) for edge in result.skeleton]
+    with pytest.raises(ValueError, match="S"):
+        test(data, 0, 1, (2,))
+    with pytest.raises(ValueError, match="bounds"):
+        DPHSICTest(bounds=bounds[:3], epsilon_per_test=1.0, rng=0)(data, 0, 1, ())

@@ -45,6 +45,18 @@ with the observed one.) *Validity:* under independence with i.i.d. records
 the B + 1 noisy statistics are exchangeable, so the rejection rate is at most
 α for every ε.
 
+In the PC engine (order 0)
+-------------------------
+:class:`DPHSICTest` is a test function for :class:`dpcd.ci.CITester`
+(``CITester(data, DPHSICTest(...))`` with ``PValueDecider`` and
+``run_pc(..., max_order=0)``): each unordered pair is tested at most once
+(the tester memoises; a repeated question re-reads the released decision),
+so a run of p columns is ``(ε · p(p − 1)/2, 0)``-DP by basic composition —
+its data-independent worst case, which ``n_released`` never exceeds. It
+refuses conditioning sets. Per-test budgets make it costly beside GCM-PC,
+which pays once for every test of a run (:mod:`dpcd.discovery.gcm_pc`):
+at p = 20 each of the 190 tests gets ε/190.
+
 Nothing else leaves the test: the returned :class:`DPHSICResult` carries the
 decision and public numbers only (its ``p_value`` is 0 for reject, 1 for
 accept, so a PC engine reading ``p_value > alpha`` sees the decision alone).
@@ -73,15 +85,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ..kernels import HSICFactor, as_points, hsic_permutation_test_factors
 from ..privacy.mechanisms import laplace_noise
 from ..validation import RngLike, as_rng, check_epsilon, check_int, check_positive, check_probability
+from .result import CIResult
 
-__all__ = ["DPHSICResult", "hsic_norm_sensitivity", "kernel_diameter", "fourier_features", "hsic_norms",
+__all__ = ["DPHSICResult", "DPHSICTest", "order_zero_worst_case", "hsic_norm_sensitivity", "kernel_diameter", "fourier_features", "hsic_norms",
            "dp_hsic_test", "noisy_permutation_decision", "DEFAULT_BANDWIDTH", "DEFAULT_PERMUTATIONS", "DEFAULT_FEATURES", "EXACT_MAX_ROWS"]
 
 DEFAULT_BANDWIDTH = 0.5
@@ -267,3 +280,62 @@ def noisy_permutation_decision(t0: float, permuted: np.ndarray, *, scale: float,
     noise = laplace_noise(scale, (size, permuted.size + 1), rng=as_rng(rng))
     count = np.count_nonzero(permuted[None, :] + noise[:, 1:] >= t0 + noise[:, :1], axis=1)
     return (1.0 + count) / (permuted.size + 1.0) <= alpha
+
+
+def order_zero_worst_case(p: int, epsilon_per_test: float) -> float:
+    """The ε of a PC run's order-0 stage with :class:`DPHSICTest` on p columns: one test per unordered pair, basic
+    composition (data-independent: the plan, never the count a run happened to make).
+
+    >>> order_zero_worst_case(20, 0.01)
+    1.9
+    """
+    p = check_int(p, "p", minimum=2)
+    return round(check_epsilon(epsilon_per_test, "epsilon_per_test") * p * (p - 1) / 2, 12)
+
+
+class DPHSICTest:
+    """dpHSIC as a test function of :class:`dpcd.ci.CITester`: ``test(data, x, y, S)`` for S = () only.
+
+    ``bounds``: one public (lower, upper) pair per column; ``epsilon_per_test``
+    the ε of each decision (the run's total: :func:`order_zero_worst_case`).
+    The returned :class:`~dpcd.ci.CIResult` carries the decision alone
+    (p-value 0 = dependent, 1 = independent; ``statistic`` NaN), so any α in
+    (0, 1) of the decider reads it. Draws from ``rng`` in the order the tests
+    are asked; use one process (``n_jobs=1``): copies in workers would repeat
+    the noise. ``n_released`` counts the decisions released.
+
+    >>> import numpy as np
+    >>> from dpcd.ci import CITester
+    >>> from dpcd.discovery.pc import PValueDecider, run_pc
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(-1, 1, 600)
+    >>> data = np.column_stack([x, np.sin(3 * x) + 0.1 * rng.normal(size=600), rng.uniform(-1, 1, 600)])
+    >>> test = DPHSICTest(bounds=[(-1, 1), (-1.5, 1.5), (-1, 1)], epsilon_per_test=2.0, rng=1)
+    >>> result = run_pc(["x", "y", "z"], PValueDecider(CITester(data, test), 0.5), max_order=0)
+    >>> sorted(map(sorted, result.skeleton)), test.n_released
+    ([['x', 'y']], 3)
+    """
+
+    def __init__(self, *, bounds: Sequence[Any], epsilon_per_test: float, alpha: float = 0.05,
+                 bandwidth: float = DEFAULT_BANDWIDTH, n_permutations: int = DEFAULT_PERMUTATIONS,
+                 method: Literal["auto", "exact", "rff"] = "auto", n_features: int = DEFAULT_FEATURES,
+                 rng: RngLike):
+        self.bounds = [tuple(b) for b in bounds]
+        self.epsilon = check_epsilon(epsilon_per_test, "epsilon_per_test")
+        self.alpha = check_probability(alpha, "alpha")
+        self.options = {"bandwidth": bandwidth, "n_permutations": n_permutations, "method": method,
+                        "n_features": n_features}
+        self.rng = as_rng(rng)
+        self.n_released = 0
+
+    def __call__(self, data: np.ndarray, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
+        if len(S):
+            raise ValueError(f"S: dpHSIC tests unconditional independence only (order 0), got S = {tuple(S)}")
+        values = np.asarray(data, dtype=np.float64)
+        if values.ndim != 2 or len(self.bounds) != values.shape[1]:
+            raise ValueError(f"bounds must give one pair per column: {len(self.bounds)} pairs for data of shape "
+                             f"{values.shape}")
+        result = dp_hsic_test(values[:, x], values[:, y], epsilon=self.epsilon, bounds_x=self.bounds[x],
+                              bounds_y=self.bounds[y], alpha=self.alpha, rng=self.rng, **self.options)
+        self.n_released += 1
+        return CIResult(statistic=math.nan, p_value=result.p_value)
