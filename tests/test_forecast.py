@@ -186,7 +186,7 @@ def test_plan_is_a_deprecated_alias_of_forecast(cancer_schema, tmp_path, capsys)
 
 
 def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_them(tmp_path):
-    """``relations`` is the holder's public statement: it switches the numeric synthetic model to PCD's nonlinear
+    """``dependence`` is the holder's public statement: it switches the numeric synthetic model to PCD's nonlinear
     SEM (scaled to the public bounds like the linear one), the forecast says so, and a release records it."""
     import numpy as np
 
@@ -199,11 +199,11 @@ def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_th
     assert not np.allclose(linear.to_numpy(), nonlinear.to_numpy())
     assert nonlinear.min().min() >= -3.0 and nonlinear.max().max() <= 3.0  # scaled to the public bounds
     result = forecast(schema, n=20_000, epsilon=[1.0], algorithms=["gcm_pc", "moment_pc"], repetitions=3,
-                      time_budget=None, relations="nonlinear", rng=0)
+                      time_budget=None, dependence="nonlinear", rng=0)
     assert set(result.table["status"]) == {"ok"} and "nonlinear" in result.statement
-    with pytest.raises(ValueError, match="relations"):
-        forecast(schema, n=1000, epsilon=[1.0], relations="quadratic")
+    with pytest.raises(ValueError, match="dependence"):
+        forecast(schema, n=1000, epsilon=[1.0], dependence="quadratic")
     data = nonlinear.iloc[:300]
-    found = dpcd.discover(data, schema=schema, epsilon=1.0, rng=0, progress=False, relations="nonlinear",
+    found = dpcd.discover(data, schema=schema, epsilon=1.0, rng=0, progress=False, dependence="nonlinear",
                           out=tmp_path / "out", forecast_repetitions=1)
-    assert found.privacy["assumed_public"]["algorithm"]["forecast_relations"] == "nonlinear"
+    assert found.privacy["assumed_public"]["algorithm"]["forecast_dependence"] == "nonlinear"

@@ -88,7 +88,7 @@ def _discover(args: argparse.Namespace) -> int:
             progress=None if args.progress else False,
             forecast_repetitions=args.forecast,
             delimiter=args.delimiter,
-            relations=args.relations,
+            dependence=args.dependence,
         )
     except RuntimeError as error:
         print(f"dpcd discover: {' '.join(str(error).split())}", file=sys.stderr)
@@ -178,7 +178,7 @@ def _forecast(args: argparse.Namespace) -> int:
     forecast = make_forecast(args.schema, n=args.n, epsilon=args.epsilon, delta=args.delta, relation=args.relation,
                              algorithms=args.algorithm, alpha=args.alpha, max_order=args.max_order,
                              repetitions=args.repetitions, rng=args.seed, time_budget=args.time_budget or None,
-                             progress=progress, relations=args.relations)
+                             progress=progress, dependence=args.dependence)
     table = forecast.table
     ok = table[table["status"] == "ok"]
     shown = ok[["label", "epsilon", "runs", "skeleton_f1", "skeleton_f1_low", "skeleton_f1_high", "random_f1_high",
@@ -250,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="most synthetic runs of the forecast shown on report.html (default 3, within 20 s; 0: none; "
                            "reads no data)")
     disc.add_argument("--delimiter", default=",", metavar="C", help="field separator of DATA.csv (default ',')")
-    disc.add_argument("--relations", default="linear", choices=("linear", "nonlinear"),
+    disc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),
                       help="model of numeric synthetic data in the forecasts: linear-Gaussian (default) or PCD's "
                            "nonlinear additive-noise model; your public statement about the data, never read from it")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "0: no budget)")
         fc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
         fc.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
-        fc.add_argument("--relations", default="linear", choices=("linear", "nonlinear"),
+        fc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),
                         help="model of numeric synthetic data: linear-Gaussian (default) or PCD's nonlinear "
                              "additive-noise model (your public statement about the data)")
         fc.add_argument("--out", default=None, metavar="DIR", help="also write forecast.csv and forecast.png/svg into DIR")

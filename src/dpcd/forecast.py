@@ -20,13 +20,13 @@ How the synthetic data are made (stated in every forecast)
     node has ``degree`` neighbours on average, in a random causal order), then
     ``n`` rows: categorical views get random conditional tables
     (Dirichlet(1) rows) over exactly the schema's categories; numeric views a
-    linear-Gaussian model (weights ±U(0.5, 1); ``relations="linear"``, the
+    linear-Gaussian model (weights ±U(0.5, 1); ``dependence="linear"``, the
     default) or PCD's nonlinear additive-noise model (sin, cos, tanh, square
     and exp of weighted parent sums, :func:`dpcd.datasets.sample_nonlinear`;
-    ``relations="nonlinear"``, the holder's public statement about the data),
+    ``dependence="nonlinear"``, the holder's public statement about the data),
     scaled so that ±3 standard deviations span each column's public bounds,
-    clamped to them, and coded columns rounded to their codes. Real data can have weaker or stronger
-    dependencies: the forecast is a guide, not a promise.
+    clamped to them, and coded columns rounded to their codes. Real data can
+    have weaker or stronger dependencies: the forecast is a guide, not a promise.
 
 Examples
 --------
@@ -66,14 +66,15 @@ from .registry import ALGORITHMS, AUTO_CANDIDATES, AlgorithmUnavailable, Calibra
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
-__all__ = ["RELATIONS", "check_relations", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
+__all__ = ["DEPENDENCE", "check_dependence", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
            "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
 
-RELATIONS: dict[str, str] = {
+DEPENDENCE: dict[str, str] = {
     "linear": "linear-Gaussian",
     "nonlinear": "PCD's nonlinear additive-noise model (sin, cos, tanh, square, exp)",
 }
-"""The models of numeric synthetic data a forecast can use (the holder's public statement, never read from data)."""
+"""The models of numeric synthetic data a forecast can use: the holder's public statement of how the columns depend
+on each other (``dependence=``; not the neighbouring ``relation``), never read from the data."""
 
 FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
                     "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
@@ -228,7 +229,7 @@ def _applicable(schema: Schema, relation: Any, registry: Mapping[str, PrivateAlg
 
 
 def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Generator,
-               relations: str = "linear") -> tuple[pd.DataFrame, nx.DiGraph]:
+               dependence: str = "linear") -> tuple[pd.DataFrame, nx.DiGraph]:
     p = len(view)
     dag = random_dag(p, min(1.0, degree / (p - 1)), rng)
     names = dict(zip([f"X{i + 1}" for i in range(p)], view.names))
@@ -240,7 +241,7 @@ def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Ge
     if data == "categorical":
         frame = sample_categorical(ordered, n, rng, cards=view.levels).data
         return frame.astype(np.int64), ordered
-    if relations == "nonlinear":
+    if dependence == "nonlinear":
         frame = sample_nonlinear(ordered, n, rng).data
     else:
         frame = sample_linear_gaussian(ordered, n, rng, weight_range=(0.5, 1.0), signed=True).data
@@ -268,7 +269,7 @@ def forecast(
     max_tests: int | None = None,
     repetitions: int = 10,
     degree: float = 2.0,
-    relations: str = "linear",
+    dependence: str = "linear",
     rng: RngLike = 0,
     registry: Mapping[str, PrivateAlgorithm] | None = None,
     time_budget: float | None = 30.0,
@@ -290,7 +291,7 @@ def forecast(
         schema can feed).
     repetitions : most synthetic data sets per (algorithm, ε); each gets a fresh DAG.
     degree : expected number of neighbours of a node in the synthetic DAGs.
-    relations : the model of numeric synthetic data, a key of :data:`RELATIONS`: ``"linear"`` (default) or
+    dependence : the model of numeric synthetic data, a key of :data:`DEPENDENCE`: ``"linear"`` (default) or
         ``"nonlinear"`` (PCD's additive-noise model) — what the holder expects of the data, stated publicly.
     rng : seed or Generator of the synthetic data and the algorithms' noise.
     time_budget : seconds per (algorithm, ε): no new repetition starts once
@@ -321,7 +322,7 @@ def forecast(
     alpha = check_probability(alpha, "alpha")
     repetitions = check_int(repetitions, "repetitions", minimum=1)
     degree = check_positive(degree, "degree")
-    relations = check_relations(relations)
+    dependence = check_dependence(dependence)
     if time_budget is not None:
         time_budget = check_positive(time_budget, "time_budget")
     target = as_relation(relation)
@@ -353,7 +354,7 @@ def forecast(
                 if time_budget is not None and runs and spent >= time_budget:
                     break
                 run_rng = np.random.default_rng(seed)
-                frame, dag = _synthetic(view, spec.data, n, degree, run_rng, relations)
+                frame, dag = _synthetic(view, spec.data, n, degree, run_rng, dependence)
                 truth = dag_to_cpdag(dag)
                 start = time.perf_counter()
                 try:
@@ -379,7 +380,7 @@ def forecast(
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
            f"{repetitions} random DAGs with {degree:g} neighbours per node on average, n = {n}; ")
     how += ("categorical views: random conditional tables over the schema's categories; numeric views: "
-            f"{RELATIONS[relations]}, scaled to the public bounds")
+            f"{DEPENDENCE[dependence]}, scaled to the public bounds")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
 
 
@@ -422,15 +423,15 @@ AUTO_TIME_BUDGET = 5.0
 def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[str], *, n: int, epsilon: float,
                        delta: float = 1e-6, relation: str = "replace", alpha: float = 0.05,
                        registry: Mapping[str, PrivateAlgorithm] | None = None, rng: RngLike = 0,
-                       relations: str = "linear") -> tuple[PrivateAlgorithm, Forecast]:
+                       dependence: str = "linear") -> tuple[PrivateAlgorithm, Forecast]:
     """``algorithm="auto"``: the candidate with the best forecast at this budget, and that forecast.
 
     Runs :func:`forecast` for the schema's :data:`dpcd.registry.AUTO_CANDIDATES`
     (those proven for ``relation``) with :data:`AUTO_REPETITIONS` synthetic
     data sets each and keeps the first candidate better than a random graph with
     as many edges unless the best (:func:`ranked`) is ahead in skeleton F1 by
-    more than :data:`AUTO_MARGIN`. ``relations`` chooses the model of numeric synthetic data
-    (:data:`RELATIONS`). Every input is public — there is no data argument — so the
+    more than :data:`AUTO_MARGIN`. ``dependence`` chooses the model of numeric synthetic data
+    (:data:`DEPENDENCE`). Every input is public — there is no data argument — so the
     choice spends no budget. Under add/remove n is protected and no forecast
     can be made: the registry's fixed preference is used instead.
 
@@ -447,20 +448,20 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
     names = [name for name in AUTO_CANDIDATES.get(choose_kind(declared), ()) if name in registry]
     result = forecast(declared, n=n, epsilon=[epsilon], delta=delta, algorithms=names, relation=target.name,
                       alpha=alpha, repetitions=AUTO_REPETITIONS, rng=rng, registry=registry,
-                      time_budget=AUTO_TIME_BUDGET, relations=relations)
+                      time_budget=AUTO_TIME_BUDGET, dependence=dependence)
     name = result.auto if result.auto is not None else auto_algorithm(declared, target, registry).name
     return registry[name], result
 
 
-def check_relations(relations: Any) -> str:
-    """``relations`` checked against :data:`RELATIONS` (a clear error naming the argument).
+def check_dependence(dependence: Any) -> str:
+    """``dependence`` checked against :data:`DEPENDENCE` (a clear error naming the argument).
 
-    >>> check_relations("nonlinear")
+    >>> check_dependence("nonlinear")
     'nonlinear'
     """
-    if relations not in RELATIONS:
-        raise ValueError(f"relations must be one of {sorted(RELATIONS)}, got {relations!r}")
-    return relations
+    if dependence not in DEPENDENCE:
+        raise ValueError(f"dependence must be one of {sorted(DEPENDENCE)}, got {dependence!r}")
+    return dependence
 
 
 def _verdict(skeleton_f1: float, random_high: float) -> str:

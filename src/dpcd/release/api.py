@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..forecast import check_relations, choose_by_forecast, forecast
+from ..forecast import check_dependence, choose_by_forecast, forecast
 from ..preparation import (
     MAX_LEVELS,
     Limits,
@@ -157,7 +157,7 @@ NOISE_SOURCES = {
 
 def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
                    requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
-                   noise: str = "entropy", limits: Limits | None = None, relations: str = "linear"
+                   noise: str = "entropy", limits: Limits | None = None, dependence: str = "linear"
                    ) -> dict[str, Any]:
     """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public.
 
@@ -176,7 +176,7 @@ def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view:
         "algorithm": {"name": spec.name, "auto_selected": auto, "parameters": parameters},
     }
     if auto:
-        public["algorithm"]["forecast_relations"] = relations
+        public["algorithm"]["forecast_dependence"] = dependence
     if limits is not None:
         public["algorithm"]["limits"] = limits.why
     if any(c.source is not None for c in view.columns):
@@ -268,7 +268,7 @@ FORECAST_TIME_BUDGET = 20.0
 
 def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int | None, epsilon: float, delta: float, target: Relation,
               alpha: float, limits: Limits, repetitions: int,
-              registry: Mapping[str, PrivateAlgorithm], relations: str = "linear") -> tuple[Any, str]:
+              registry: Mapping[str, PrivateAlgorithm], dependence: str = "linear") -> tuple[Any, str]:
     """The forecast for report.html: the released algorithm on public inputs only, seeded with :data:`FORECAST_SEED`.
 
     Only the released algorithm runs (``dpcd forecast`` compares them all), with
@@ -281,7 +281,7 @@ def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int | None, epsilon: fl
                       "`dpcd forecast --n GUESS` with a public guess of n.")
     result = forecast(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name], relation=target.name,
                       alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=repetitions,
-                      rng=FORECAST_SEED, registry=registry, time_budget=FORECAST_TIME_BUDGET, relations=relations)
+                      rng=FORECAST_SEED, registry=registry, time_budget=FORECAST_TIME_BUDGET, dependence=dependence)
     return result.table, (result.statement + " Only the released algorithm was forecast, with the release's own "
                           "caps; `dpcd forecast` compares every algorithm.")
 
@@ -295,12 +295,12 @@ def _checked_view(schema: Schema, spec: PrivateAlgorithm) -> Schema:
 
 
 def _choose_by_forecast(schema: Schema, n: int, epsilon: float, delta: float, target: Relation, alpha: float,
-                        registry: Mapping[str, PrivateAlgorithm], relations: str = "linear"
+                        registry: Mapping[str, PrivateAlgorithm], dependence: str = "linear"
                         ) -> tuple[PrivateAlgorithm, Any]:
     """``algorithm="auto"`` under replace-one: :func:`dpcd.forecast.choose_by_forecast` on public inputs only."""
 
     return choose_by_forecast(schema, n=n, epsilon=epsilon, delta=delta, relation=target.name, alpha=alpha,
-                              registry=registry, rng=FORECAST_SEED, relations=relations)
+                              registry=registry, rng=FORECAST_SEED, dependence=dependence)
 
 
 def discover(
@@ -323,7 +323,7 @@ def discover(
     min_rows: int = MIN_ROWS,
     forecast_repetitions: int = 3,
     delimiter: str = ",",
-    relations: str = "linear",
+    dependence: str = "linear",
 ) -> DiscoveryResult:
     """Release a causal graph of ``data`` under a public ``schema`` and a total (ε, δ).
 
@@ -369,8 +369,8 @@ def discover(
         :data:`FORECAST_TIME_BUDGET` seconds). It reads only public inputs;
         under add/remove, where n is protected, no forecast is made.
     delimiter : the CSV's field separator (a format fact, public).
-    relations : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's):
-        ``"linear"`` (default) or ``"nonlinear"`` (:data:`dpcd.forecast.RELATIONS`) — the holder's public
+    dependence : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's):
+        ``"linear"`` (default) or ``"nonlinear"`` (:data:`dpcd.forecast.DEPENDENCE`) — the holder's public
         statement about the data, recorded in ``privacy.json``; under ``"nonlinear"`` ``auto`` can pick GCM-PC.
 
     Privacy
@@ -396,7 +396,7 @@ def discover(
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
-    relations = check_relations(relations)
+    dependence = check_dependence(dependence)
     if max_order is not None:
         max_order = check_int(max_order, "max_order", minimum=0)
     if max_tests is not None:
@@ -449,7 +449,7 @@ def discover(
             if n < min_rows:
                 raise DataPreparationError(f"the data has {n} rows; at least {min_rows} are needed")
             spec, auto_forecast = _choose_by_forecast(declared, n, epsilon, delta, target, alpha, registry,
-                                                      relations)
+                                                      dependence)
             view = _checked_view(declared, spec)
             _done(bar)
         _begin(bar, f"calibrating {spec.label}")
@@ -465,7 +465,7 @@ def discover(
         graph, graph_type = result.cpdag, "CPDAG"
         privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
                                  requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
-                                 noise="entropy" if rng is None else "caller", limits=limits, relations=relations)
+                                 noise="entropy" if rng is None else "caller", limits=limits, dependence=dependence)
         _done(bar)
         files: dict[str, Path] = {}
         if out is not None:
@@ -478,7 +478,7 @@ def discover(
                     "one marked auto.")
             else:
                 forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, limits,
-                                           forecast_repetitions, registry, relations)
+                                           forecast_repetitions, registry, dependence)
             _done(bar)
             _begin(bar, f"writing {os.fspath(out)}")
             files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
