@@ -92,7 +92,7 @@ def test_cli_forecast_writes_table_and_plot(cancer_schema, tmp_path, capsys):
     path = cancer_schema.save(tmp_path / "schema.json")
     out = tmp_path / "forecast"
     assert main(["forecast", "--schema", str(path), "--n", "1500", "--epsilon", "0.5,2", "--algorithm", "em_pc",
-                 "--repetitions", "2", "--out", str(out)]) == 0
+                 "--repetitions", "2", "--out", str(out), "--dependence", "nonlinear"]) == 0  # numeric model only
     printed = capsys.readouterr().out
     assert "algorithm auto would pick em_pc" in printed and "This forecast is synthetic" in printed
     table = pd.read_csv(out / "forecast.csv")
