@@ -114,3 +114,21 @@ def test_run_never_spends_more_than_its_plan(epsilon_total):
     assert result.ledger.total("basic").epsilon <= plan.epsilon * (1 + 1e-12)
     assert result.ledger.n_charges <= plan.charges.n_charges
     assert result.info["epsilon_total"] == epsilon_total
+
+
+def test_a_capped_run_sums_every_marginal_it_needs_in_one_sweep_with_the_same_decisions():
+    from dpcd.datasets import load_bnlearn
+    from dpcd.discovery.pc import run_pc
+
+    sample = load_bnlearn("asia", 3000, rng=0)
+    codes = sample.data.to_numpy()
+    names = list(sample.data.columns)
+    table = noisy_joint_table(codes, sample.levels, epsilon=0.05, rng=3)  # noise keeps edges: order 3 runs
+    direct = NoisyTableDecider(table, 0.01, batch_size=4)
+    swept = NoisyTableDecider(table, 0.01, batch_size=5)
+    a = run_pc(names, direct, max_order=3)
+    b = run_pc(names, swept, max_order=3)
+    assert a.skeleton == b.skeleton and direct.n_computed == swept.n_computed
+    assert 5 in swept._batched  # the 5-column marginals of order-3 tests came from one sweep
+    released = lapmech(sample.data, levels=sample.levels, epsilon_total=0.05, rng=3, max_order=3)
+    assert released.skeleton == b.skeleton

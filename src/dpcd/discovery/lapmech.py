@@ -165,7 +165,8 @@ def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: Rng
     ledger = PrivacyLedger("add/remove", public=PUBLIC)
     ledger.charge("LapMech: noisy full contingency table", epsilon=epsilon, kind="laplace", sensitivity=1.0,
                   scale=1.0 / epsilon, note=f"{table.size} cells, Lap(1/epsilon) each")
-    decider = NoisyTableDecider(table, alpha)
+    # every marginal a capped run can ask (|S| + 2 columns) is summed in one sweep of the table
+    decider = NoisyTableDecider(table, alpha, batch_size=4 if max_order is None else max(4, max_order + 2))
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "lapmech", "epsilon_total": epsilon, "alpha": alpha,
                                  "n_cells": int(table.size), "n_computed": decider.n_computed})
