@@ -91,6 +91,7 @@ import numpy as np
 
 from ..kernels import HSICFactor, as_points, hsic_permutation_test_factors
 from ..privacy.mechanisms import laplace_noise
+from ..schema import public_bounds, scale_to_box
 from ..validation import RngLike, as_rng, check_epsilon, check_int, check_positive, check_probability
 from .result import CIResult
 
@@ -177,19 +178,18 @@ def fourier_features(points: np.ndarray, bandwidth: float, n_features: int, rng:
 
 
 def _box(values, bounds, name: str) -> np.ndarray:
-    """A column mapped from its public ``bounds`` onto [−1, 1], values outside clamped."""
+    """A column mapped from its public ``bounds`` onto [−1, 1], values outside clamped (:func:`scale_to_box`)."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
     try:
-        lower, upper = (float(b) for b in bounds)
-    except (TypeError, ValueError):
-        raise ValueError(f"bounds_{name} must be a pair (lower, upper), got {bounds!r}") from None
-    if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
-        raise ValueError(f"bounds_{name} must be finite with lower < upper, got {bounds!r}")
+        box = public_bounds([bounds], 1)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"bounds_{name} must be a finite pair (lower, upper) with lower < upper, got {bounds!r} "
+                         f"({error})") from None
     if not np.all(np.isfinite(values)):
         raise ValueError(f"{name} must be finite (missing values are handled before the release)")
-    return np.clip(2.0 * (values - lower) / (upper - lower) - 1.0, -1.0, 1.0)
+    return scale_to_box(values[:, None], box)[:, 0]
 
 
 def _method_for(m: int, method: str) -> str:
