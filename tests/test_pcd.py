@@ -314,3 +314,29 @@ def test_eq3_cell_compares_the_score_change_with_the_data_sets_delta_r():
         assert row["change"] > 0  # a corner record moves the score
     cells = pcd_cells.eq3_claims(pd.DataFrame({"m": [60] * len(rows), "ratio": [r["ratio"] for r in rows]}))
     assert cells["claim_id"].tolist() == ["pcd:thm3:eq3-bounds-the-rcit-score"]
+
+
+def test_thm4_cell_compares_the_p_value_change_with_eq6():
+    from dpcd.ci.rcit import permutation_sensitivity, rcit
+    from dpcd_papers import pcd_theorems
+
+    rows = pcd_theorems.thm4_cell(m=80, rng=0)
+    assert len(rows) == len(pcd_theorems.THM4_TESTS) * len(pcd_cells.EXTREME_RECORDS)
+    data = sample_ci_case(80, np.random.default_rng(0).spawn(2)[0])
+    for test, (x, y, S) in pcd_theorems.THM4_TESTS.items():
+        first = rcit(data, x, y, S, rng=0, n_permutations=100)
+        mine = [r for r in rows if r["test"] == test]
+        assert all(r["p"] == first.p_value for r in mine)
+        assert all(r["bound"] == pytest.approx(permutation_sensitivity(first, one_sided=False)) for r in mine)
+        assert all(r["ratio"] == pytest.approx(r["change"] / r["bound"]) for r in mine)
+    assert any(r["change"] > 0 for r in rows)  # under the null a corner record can move p
+
+
+def test_thm4_claim_row_refutes_on_a_change_beyond_delta_p_and_otherwise_says_not_refuted():
+    from dpcd_papers.pcd_theorems import THM4_CLAIM, thm4_claim_row
+
+    held = thm4_claim_row(pd.DataFrame({"m": [200, 500], "ratio": [0.2, 1.0], "bound": [0.5, 0.4]}))
+    assert (held["claim_id"], held["verdict"], held["ours"]) == (THM4_CLAIM, "not refuted", 1.0)
+    assert "median Delta_P 0.4" in held["note"] and held["diagnosis"] == ""
+    refuted = thm4_claim_row(pd.DataFrame({"m": [200, 200], "ratio": [0.0, np.inf]}))
+    assert refuted["verdict"] == "not reproduced" and refuted["diagnosis"]
