@@ -99,7 +99,7 @@ def test_a_run_stays_within_its_plan_and_finds_a_linear_graph():
     result = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0)
     worst = worst_case(epsilon_total=1.0, delta=1e-6)
     assert result.ledger.total("tight", target_delta=1e-6).epsilon <= worst.epsilon * (1 + 1e-9)
-    assert len(result.ledger.entries) == 1 and result.ledger.relation == "replace"
+    assert len(result.ledger.entries) == 2 and result.ledger.relation == "replace"  # spreads, then moments
     assert result.info["algorithm"] == "gcm_pc" and result.info["features"] == 6 * 5
     assert skeleton_prf(result.cpdag, dag_to_cpdag(sample.dag))["f1"] >= 0.8
     again = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0)

@@ -270,18 +270,22 @@ def test_paper_values_carry_the_claims_the_notebook_judges():
 
 def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
     from dpcd.ci.gcm import chebyshev_features
-    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE
+    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_SPREAD_K, DEFAULT_SPREAD_SHARE
     from dpcd.privacy.gdp import gdp_mu
     from dpcd.privacy.moments import weighted_moment_sensitivity
+    from dpcd.privacy.spread import spread_edges
+    from dpcd.schema import scale_to_box
 
     data = sample_ci_case(300, 0)
     covariance, mean, sigma, weights = pcd_cells.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
     box = np.column_stack([data[:, :2] / 1.5, data[:, 2:] / 0.5])
+    box = scale_to_box(box, spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K))
     features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
     assert sigma == 0.0 and np.allclose(mean, features.mean(axis=0))
     assert np.allclose(covariance, np.cov(features.T, bias=True))
     _, noisy_mean, sigma, _ = pcd_cells.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
-    assert sigma == pytest.approx(weighted_moment_sensitivity(weights) / gdp_mu(1.0, pcd_cells.GCM_DELTA))
+    moments_mu = gdp_mu(1.0, pcd_cells.GCM_DELTA) * math.sqrt(1 - DEFAULT_SPREAD_SHARE)  # after the spreads' share
+    assert sigma == pytest.approx(weighted_moment_sensitivity(weights) / moments_mu)
     assert not np.allclose(noisy_mean, mean)
     assert np.all(np.abs(data[:, :2]) <= 1.5) and np.all(np.abs(data[:, 2:]) <= 0.5)  # the bounds hold
 

@@ -172,27 +172,17 @@ GCM_DELTA = 1e-6
 
 def gcm_moments(data: np.ndarray, bounds, epsilon: float, rng: RngLike) -> tuple[np.ndarray, np.ndarray, float,
                                                                                      np.ndarray]:
-    """(feature covariance, feature means, σ, public weights) of GCM-PC's one release at total ``epsilon``
-    (δ = :data:`GCM_DELTA`): exactly what :func:`dpcd.discovery.gcm_pc.gcm_pc` releases, with its default degrees
-    and weights; ``epsilon = inf`` gives the exact moments (σ = 0), the same test without noise (not private)."""
-    from dpcd.ci.gcm import chebyshev_features
-    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_FEATURE_WEIGHT, feature_weights
-    from dpcd.privacy.gdp import gdp_mu
-    from dpcd.privacy.moments import noisy_moments
+    """(feature covariance, feature means, σ, public weights) of GCM-PC's release at total ``epsilon``
+    (δ = :data:`GCM_DELTA`): :func:`dpcd.discovery.gcm_pc.feature_release` with its defaults (the private column
+    spreads, then the feature moments), exactly what :func:`~dpcd.discovery.gcm_pc.gcm_pc` releases; ``epsilon =
+    inf`` gives the same steps on exact moments (σ = 0), the same test without noise (not private)."""
+    from dpcd.discovery.gcm_pc import feature_release
     from dpcd.schema import public_bounds, scale_to_box
 
     array = np.asarray(data, dtype=np.float64)
     box = scale_to_box(array, public_bounds(bounds, array.shape[1], [str(j) for j in range(array.shape[1])]))
-    features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
-    weights = feature_weights(array.shape[1], DEFAULT_CONDITIONING_DEGREE, DEFAULT_FEATURE_WEIGHT)
-    n = features.shape[0]
-    if math.isinf(epsilon):
-        sums, second, sigma = features.sum(axis=0), features.T @ features, 0.0
-    else:
-        sums, second, sigma = noisy_moments(features, mu=gdp_mu(epsilon, GCM_DELTA), rng=as_rng(rng),
-                                            weights=weights)
-    mean = sums / n
-    return second / n - np.outer(mean, mean), mean, sigma, weights
+    release = feature_release(box, epsilon_total=epsilon, delta=GCM_DELTA, rng=as_rng(rng))
+    return release.covariance, release.mean, release.sigma, release.weights
 
 
 def gcm_error_cell(*, n: int, case: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,

@@ -51,7 +51,8 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
         cases.append(audit.pcd_decision_case(epsilon=epsilon, rng=generator, size=size))
         return (cases + audit.broken_algorithm_cases(epsilon=epsilon, rng=generator, size=size) + published
                 + [audit.anm_training_case(epsilon=epsilon, rng=generator, size=size),
-                   audit.anm_iqr_case(epsilon=epsilon, delta=delta, rng=generator, size=size)])
+                   audit.anm_iqr_case(epsilon=epsilon, delta=delta, rng=generator, size=size),
+                   audit.gcm_spread_case(epsilon, generator, size)])
     if group == "discover":
         seed = int(as_rng(rng).integers(2**31))
         return (audit.discover_cases(epsilon=epsilon, rng=seed, size=size)

@@ -21,6 +21,7 @@ from .algorithms import (
                      algorithm_case,
                      as_published,
                      broken_algorithm_cases,
+                     gcm_spread_case,
                      pcd_decision_case,
 )
 from .anm import ANM_SCORES, anm_case, anm_iqr_case, anm_test_pair, anm_training_case, anm_training_pair
@@ -55,5 +56,5 @@ __all__ = ["ANM_SCORES", "AlgorithmRun", "AuditCase", "AuditResult", "CASES", "D
            "NeighbouringPair", "PCDKendallDecision", "algorithm_case", "anm_case", "anm_iqr_case", "anm_training_case", "anm_training_pair", "as_published", "anm_test_pair",
            "at_least", "audit", "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson",
            "count_events", "contains", "discover_cases", "dp_hsic_cases", "edge_present", "epsilon_lower_bound", "equals",
-           "graph_equals", "graph_key", "mechanism_cases", "observed_outputs", "observed_outputs_and_markers",
+           "gcm_spread_case", "graph_equals", "graph_key", "mechanism_cases", "observed_outputs", "observed_outputs_and_markers",
            "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case", "threshold_events"]

@@ -29,6 +29,8 @@ Moment-PC          covariance: a record   (``epsilon_total``, ``delta``) (replac
                    at a corner of the box of :mod:`dpcd.discovery.moment_pc`)
 GCM-PC             feature moments: a     (``epsilon_total``, ``delta``) (replace), Gaussian DP (module theorem
                    record at a corner     of :mod:`dpcd.discovery.gcm_pc`)
+GCM-PC (spread     records near the       the same (the private spreads and the moments compose to μ-GDP)
+pair)              centre, one corner
 PrivPC*            covariance: a record   ``epsilon_total`` (replace), Thm. 2 (corrected)
                    at a corner of the box
 NOLEAKS, CURATE-SB covariance corner       ε_total, δ = m/n + I·δ (replace), basic composition
@@ -48,8 +50,10 @@ PCD's Kendall decision treating the columns without ties in the data as continuo
 Marginal-PC releasing its order-0 tables without noise (:class:`UnnoisedOrderZero`), MST-PC choosing its tree
 by the exact arg-max (:class:`ArgmaxTree`), Moment-PC scaling its noise to the observed range of the records
 (:class:`ObservedRangeMoments`), GCM-PC mapping the columns to [−1, 1] by their observed range
-(:class:`ObservedRangeGCM`), AIM-PC measuring its marginals without noise (:class:`UnnoisedAim`), and private
-ANM with training-set or IQR noise below its theorems'.
+(:class:`ObservedRangeGCM`), AIM-PC measuring its marginals without noise (:class:`UnnoisedAim`), private
+ANM with training-set or IQR noise below its theorems', and GCM-PC narrowing its box by the exact means and
+standard deviations (:class:`ExactSpreadGCM`, on :func:`gcm_spread_case`'s pair, where the correct GCM-PC is
+audited too).
 
 Examples
 --------
@@ -82,7 +86,7 @@ from .neighbours import (
 from .runner import AuditCase
 
 __all__ = ["AlgorithmRun", "as_published", "ArgmaxTree", "ObservedRangeMoments", "CASES", "PCDKendallDecision",
-           "UnnoisedOrderZero", "UnnoisedAim", "mst_flip_pair", "algorithm_case", "broken_algorithm_cases", "pcd_decision_case",
+           "UnnoisedOrderZero", "UnnoisedAim", "ExactSpreadGCM", "mst_flip_pair", "algorithm_case", "broken_algorithm_cases", "gcm_spread_case", "pcd_decision_case",
            "composed_epsilon", "worst_case_test_count", "SIZES"]
 
 SIZES = ("smoke", "quick", "full")
@@ -599,6 +603,43 @@ class ObservedRangeGCM:
         return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
 
 
+@dataclass(frozen=True)
+class ExactSpreadGCM:
+    """BROKEN GCM-PC: the narrowed box of every column is read from the data's **exact** mean and standard
+    deviation (no noise, no charge) and the whole budget goes to the feature moments — the box then fits the data's
+    own spread, which one record moves; the claim stays the run's."""
+
+    epsilon_total: float
+    delta: float
+    alpha: float = 0.05
+    max_order: int = 1
+
+    def __call__(self, data: Any, rng: Any) -> frozenset:
+        from ..ci.gcm import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, chebyshev_features
+        from ..discovery import gcm_pc as module
+        from ..discovery.pc import run_pc
+        from ..privacy.gdp import gdp_mu
+        from ..privacy.moments import noisy_moments
+        from ..privacy.spread import spread_edges
+        from ..schema import scale_to_box
+
+        box = np.clip(np.asarray(data, dtype=np.float64), -1.0, 1.0)
+        n, p = box.shape
+        generator = as_rng(rng)
+        # the mistake: the box read from the data's exact moments, without noise or charge
+        edges = spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=module.DEFAULT_SPREAD_K, min_width=1e-9)
+        features = chebyshev_features(scale_to_box(box, edges), DEFAULT_CONDITIONING_DEGREE)
+        weights = module.feature_weights(p, DEFAULT_CONDITIONING_DEGREE, module.DEFAULT_FEATURE_WEIGHT)
+        sums, second, sigma = noisy_moments(features, mu=gdp_mu(self.epsilon_total, self.delta), rng=generator,
+                                            weights=weights)
+        mean_features = sums / n
+        decider = module.GCMDecider(second / n - np.outer(mean_features, mean_features), mean_features, n, sigma,
+                                    alpha=self.alpha, degree=DEFAULT_DEGREE,
+                                    conditioning_degree=DEFAULT_CONDITIONING_DEGREE, weights=weights,
+                                    rng=generator, n_boot=60)
+        return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
+
+
 def _corner_record_case(name: str, label: str, broken_run: Any, broken_label: str, epsilon: float,
                         rng: np.random.Generator, size: str, broken: bool) -> AuditCase:
     """A case of an algorithm releasing moments of records in the public box [−1, 1]^p (Moment-PC, GCM-PC): records
@@ -620,6 +661,31 @@ def _corner_record_case(name: str, label: str, broken_run: Any, broken_label: st
 def _gcm_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
     return _corner_record_case("gcm_pc", "GCM-PC", ObservedRangeGCM(epsilon, 1e-6),
                                "BROKEN GCM-PC, columns scaled by their observed range", epsilon, rng, size, broken)
+
+
+def gcm_spread_case(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
+    """GCM-PC's private spread stage (:mod:`dpcd.privacy.spread`) on a pair built for it: the records lie within
+    0.1 % of the box's half-width around its centre, with X1 depending on X0 — an exact-spread box would blow them up
+    to fill [−1, 1] and find the edge — and one record is replaced by a corner, which multiplies every column's
+    standard deviation about thirty-fold, so an uncharged box shrinks the data back below the noise."""
+    delta = 1e-6
+    data = _box_data(rng, _size(size, 1000, 2000, 4000)) * 0.001
+    pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")
+    if broken:
+        return _case("BROKEN GCM-PC, box from the exact means and standard deviations", ExactSpreadGCM(epsilon, delta),
+                     pair, (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace); "
+                     f"{pair.description}", expect_violation=True)
+    kwargs = {"bounds": BOX, "epsilon_total": epsilon, "delta": delta, "alpha": 0.05, "max_order": MAX_ORDER,
+              "n_boot": 60}
+    return _case("GCM-PC (spread pair)", AlgorithmRun("gcm_pc", tuple(sorted(kwargs.items()))), pair,
+                 (epsilon, delta), f"epsilon_total = {epsilon:g}, delta = {delta:g} (replace), public bounds [-1, 1], "
+                 f"private spreads (share {_gcm_spread_share():g}); {pair.description}")
+
+
+def _gcm_spread_share() -> float:
+    from ..discovery.gcm_pc import DEFAULT_SPREAD_SHARE
+
+    return DEFAULT_SPREAD_SHARE
 
 
 def _moment_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
@@ -827,4 +893,5 @@ def broken_algorithm_cases(*, epsilon: float = 1.0, rng: RngLike = 0, size: str 
             _moment_pc(epsilon, generator, size, broken=True),
             anm_training_case(epsilon=epsilon, rng=generator, size=size, sensitivity_factor=TRAINING_BROKEN_FACTOR),
             anm_iqr_case(epsilon=epsilon, rng=generator, size=size, broken=True),
-            _gcm_pc(epsilon, generator, size, broken=True), _aim_pc(epsilon, generator, size, broken=True)]
+            _gcm_pc(epsilon, generator, size, broken=True), _aim_pc(epsilon, generator, size, broken=True),
+            gcm_spread_case(epsilon, generator, size, broken=True)]

@@ -24,13 +24,20 @@ package's.
 Privacy
 -------
 Relation: replace one record (n public). Public: n, the column bounds,
-``degree``, ``conditioning_degree``, ``feature_weight``, ε, δ and the test
-settings.
+``degree``, ``conditioning_degree``, ``feature_weight``, ``spread_share``,
+``spread_k``, ε, δ and the test settings.
 
 **Theorem.** Any run of :func:`gcm_pc` with ``epsilon_total`` = ε and ``delta``
 = δ is (ε, δ)-DP under replace-one.
 
-*Proof.* A record is mapped to f ∈ [−1, 1]^D, D = p·d, by the public bounds
+*Proof.* Let μ = ``gdp_mu(ε, δ)``. With ``spread_share`` = s > 0 the run first
+narrows every column's box by :func:`dpcd.privacy.spread.private_spread_box`
+at μ₁ = μ√s (μ₁-GDP, that module's Theorem), and the feature moments below are
+released at μ₂ = μ√(1 − s) from the records mapped through the narrowed box —
+a box fixed by the first release, so the second is μ₂-GDP for every value of
+it; the two compose to √(μ₁² + μ₂²) = μ-GDP [DRS22, Cor. 3.3]. With s = 0,
+μ₂ = μ and the box is the public one. In either box a record is mapped to
+f ∈ [−1, 1]^D, D = p·d, by the box
 and the Chebyshev polynomials (|T_k(u)| ≤ 1 on [−1, 1]), and weighted by the
 public weights w (1 for T_1, ``feature_weight`` for the others,
 :func:`feature_weights`): v = w ∘ f, |v_i| ≤ w_i. The released vector
@@ -38,8 +45,9 @@ public weights w (1 for T_1, ``feature_weight`` for the others,
 in each sum, 2w_i w_j in each cross moment and w_i² in each square, so its L2
 sensitivity is Δ = √(4S₂ + 2S₂² − S₄), S₂ = Σ w_i², S₄ = Σ w_i⁴
 (:func:`dpcd.privacy.moments.weighted_moment_sensitivity`; √(2D² + 3D) with all
-weights 1). N(0, (Δ/μ)²) per number is μ-GDP [DRS22, Thm. 2.7], and
-μ = ``gdp_mu(ε, δ)`` makes it (ε, δ)-DP [DRS22, Cor. 2.13]. Dividing the
+weights 1). N(0, (Δ/μ₂)²) per number is μ₂-GDP [DRS22, Thm. 2.7], the run is
+μ-GDP by the composition above, and μ = ``gdp_mu(ε, δ)`` makes it (ε, δ)-DP
+[DRS22, Cor. 2.13]. Dividing the
 released sums back by w_i and w_i w_j is post-processing. The covariance, the regressions, the tests and
 their bootstrap draws, and the orientation read only the release and public
 values: post-processing. ∎
@@ -72,7 +80,8 @@ True
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -88,32 +97,50 @@ from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
 from ..privacy.moments import moment_release_worst_case, noisy_moments, weighted_moment_sensitivity
 from ..privacy.relation import REPLACE_ONE, WorstCase
+from ..privacy.spread import narrow_and_charge, private_spread_box
 from ..schema import public_bounds, scale_to_box
-from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
+from ..validation import (
+    RngLike,
+    as_data_matrix,
+    as_rng,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_probability,
+)
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["GCM_PC", "GCMDecider", "gcm_pc", "feature_weights", "worst_case", "RELATION", "PUBLIC",
-           "DEFAULT_FEATURE_WEIGHT"]
+__all__ = ["GCM_PC", "GCMDecider", "FeatureRelease", "gcm_pc", "feature_release", "feature_weights", "worst_case",
+           "RELATION", "PUBLIC", "DEFAULT_FEATURE_WEIGHT", "DEFAULT_SPREAD_SHARE", "DEFAULT_SPREAD_K", "SPREAD_CHARGE"]
 
 RELATION = REPLACE_ONE
 PUBLIC = ("n", "bounds")
 DEFAULT_FEATURE_WEIGHT = 0.25
 """Weight of the features T_2, T_3, … in the release: most of the sensitivity goes to the columns themselves, so
 linear dependence is measured about as well as by Moment-PC and the nonlinear features add what the budget allows."""
+DEFAULT_SPREAD_SHARE = 0.1
+"""Share of μ² spent on the columns' private spreads (:mod:`dpcd.privacy.spread`) before the feature moments."""
+DEFAULT_SPREAD_K = 1.5
+"""Half-width, in private standard deviations, of the narrowed box of every column."""
+SPREAD_CHARGE = "GCM-PC column spreads"
 THEOREM = ("one Gaussian mechanism on the sums and second moments of the records' weighted Chebyshev features in the "
            "public box, L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights under replace-one (Dong, Roth & Su "
            "2022, Thm. 2.7, Cor. 2.13); the GCM tests, their bootstrap and the orientation are post-processing")
 
 
-def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = None) -> WorstCase:
-    """The data-independent guarantee of any :func:`gcm_pc` run: (``epsilon_total``, ``delta``) under replace-one.
+def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = None,
+               spread_share: float = DEFAULT_SPREAD_SHARE) -> WorstCase:
+    """The data-independent guarantee of any :func:`gcm_pc` run: (``epsilon_total``, ``delta``) under replace-one
+    (the column spreads and the feature moments as two Gaussian charges that compose to μ-GDP).
 
     >>> worst_case(epsilon_total=1.0, delta=1e-6).accountant
     'gdp'
     """
     return moment_release_worst_case("gcm_pc", "GCM-PC feature moments", epsilon_total=epsilon_total, delta=delta,
-                                     public=PUBLIC, theorem=THEOREM)
+                                     public=PUBLIC, theorem=THEOREM, spread_share=spread_share,
+                                     spread_charge=SPREAD_CHARGE)
 
 
 def feature_weights(p: int, conditioning_degree: int, feature_weight: float) -> np.ndarray:
@@ -149,10 +176,62 @@ class GCMDecider(Decider):
         return self.p_values[key] > self.alpha
 
 
+@dataclass(frozen=True)
+class FeatureRelease:
+    """GCM-PC's release as its tests read it: feature covariance and means, the noise σ per released sum, the
+    public weights, the narrowed box (``edges``, None without the spread stage) and the run's total μ."""
+
+    covariance: np.ndarray
+    mean: np.ndarray
+    sigma: float
+    weights: np.ndarray
+    edges: np.ndarray | None
+    mu: float
+
+
+def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng: np.random.Generator,
+                    conditioning_degree: int = DEFAULT_CONDITIONING_DEGREE,
+                    feature_weight: float = DEFAULT_FEATURE_WEIGHT, spread_share: float = DEFAULT_SPREAD_SHARE,
+                    spread_k: float = DEFAULT_SPREAD_K, ledger: PrivacyLedger | None = None) -> FeatureRelease:
+    """The private steps of :func:`gcm_pc` on records already in the public box: the column spreads (with
+    ``spread_share`` > 0), then the weighted Chebyshev feature moments (module Theorem), charged to ``ledger``.
+
+    ``epsilon_total = inf`` gives the same steps without noise (σ = 0, nothing charged): the same test on exact
+    moments, not private — a diagnostic for experiments.
+    """
+    spread_share = check_probability(spread_share, "spread_share", open_low=False)
+    spread_k = check_positive(spread_k, "spread_k")
+    feature_weight = check_probability(feature_weight, "feature_weight", open_high=False)
+    weights = feature_weights(box.shape[1], conditioning_degree, feature_weight)
+    exact = math.isinf(epsilon_total)
+    mu = math.inf if exact else gdp_mu(epsilon_total, delta)
+    edges = None
+    if exact:
+        if spread_share:
+            box, edges = private_spread_box(box, mu=math.inf, k=spread_k, rng=rng)
+        features = chebyshev_features(box, conditioning_degree)
+        sums, second, sigma = features.sum(axis=0), features.T @ features, 0.0
+    else:
+        ledger = PrivacyLedger("replace", public=PUBLIC) if ledger is None else ledger
+        box, mu_moments, edges = narrow_and_charge(box, ledger, mu=mu, share=spread_share, k=spread_k, delta=delta,
+                                                   rng=rng, charge=SPREAD_CHARGE)
+        features = chebyshev_features(box, conditioning_degree)
+        sums, second, sigma = noisy_moments(features, mu=mu_moments, rng=rng, weights=weights)
+        dimension = features.shape[1]
+        ledger.charge("GCM-PC feature moments", epsilon=gdp_epsilon(mu_moments, delta), delta=delta,
+                      kind="gaussian", sensitivity=weighted_moment_sensitivity(weights), scale=sigma,
+                      note=f"{sums.size + dimension * (dimension + 1) // 2} numbers of {dimension} features, "
+                           f"{mu_moments:.4g}-GDP")
+    n = box.shape[0]
+    mean = sums / n
+    return FeatureRelease(second / n - np.outer(mean, mean), mean, sigma, weights, edges, mu)
+
+
 def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: float = 0.05, rng: RngLike,
            degree: int = DEFAULT_DEGREE, conditioning_degree: int = DEFAULT_CONDITIONING_DEGREE,
-           feature_weight: float = DEFAULT_FEATURE_WEIGHT, max_order: int | None = None, max_tests: int | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
-           node_names: Sequence[str] | None = None) -> PCResult:
+           feature_weight: float = DEFAULT_FEATURE_WEIGHT, spread_share: float = DEFAULT_SPREAD_SHARE,
+           spread_k: float = DEFAULT_SPREAD_K, max_order: int | None = None, max_tests: int | None = None,
+           n_boot: int = DEFAULT_BOOTSTRAP, node_names: Sequence[str] | None = None) -> PCResult:
     """GCM-PC on numeric ``data`` with public ``bounds``: a CPDAG whose run is (``epsilon_total``, ``delta``)-DP.
 
     Parameters
@@ -168,11 +247,16 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     feature_weight : public weight of the features T_2, T_3, … in the release (T_1, the column itself, has
         weight 1): the release is of the weighted features, so a small weight spends little of the sensitivity
         on them and measures them with more noise (module docstring).
+    spread_share : share of μ² spent first on the columns' private means and spreads
+        (:mod:`dpcd.privacy.spread`); 0 releases the moments in the public box.
+    spread_k : the narrowed box of each column is its private mean ± ``spread_k`` private standard deviations
+        (within the public bounds); values outside are clamped.
     max_order, max_tests : as in :func:`dpcd.discovery.pc.pc` (the tests cost no budget).
     n_boot : bootstrap draws per test.
     node_names : as in :func:`dpcd.discovery.pc.pc`.
 
-    Privacy: the module's theorem; the ledger holds the one Gaussian charge.
+    Privacy: the module's theorem; the ledger holds the Gaussian charges of the spreads and of the moments (the
+    moments alone with ``spread_share`` = 0).
     ``info``: ``algorithm``, ``epsilon_total``, ``delta``, ``alpha``, ``degree``,
     ``conditioning_degree``, ``features`` (D), ``mu``, ``sigma`` (noise per
     released sum) and ``n_computed`` (distinct tests).
@@ -186,27 +270,22 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     array = as_data_matrix(data, kind="numeric")
     names = node_names_of(data, node_names)
     box = scale_to_box(array, public_bounds(bounds, array.shape[1], names))
-    feature_weight = check_probability(feature_weight, "feature_weight", open_high=False)
-    features = chebyshev_features(box, conditioning_degree)
-    n, dimension = features.shape
-    weights = feature_weights(array.shape[1], conditioning_degree, feature_weight)
-    mu = gdp_mu(epsilon_total, delta)
     generator = as_rng(rng)
-    sums, second, sigma = noisy_moments(features, mu=mu, rng=generator, weights=weights)
     ledger = PrivacyLedger("replace", public=PUBLIC)
-    ledger.charge("GCM-PC feature moments", epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian",
-                  sensitivity=weighted_moment_sensitivity(weights), scale=sigma,
-                  note=f"{sums.size + dimension * (dimension + 1) // 2} numbers of {dimension} features, "
-                       f"{mu:.4g}-GDP")
-    mean = sums / n
-    covariance = second / n - np.outer(mean, mean)
+    release = feature_release(box, epsilon_total=epsilon_total, delta=delta, rng=generator,
+                              conditioning_degree=conditioning_degree, feature_weight=feature_weight,
+                              spread_share=spread_share, spread_k=spread_k, ledger=ledger)
+    covariance, mean, sigma, weights = release.covariance, release.mean, release.sigma, release.weights
+    n, dimension = box.shape[0], weights.size
     decider = GCMDecider(covariance, mean, n, sigma, alpha=alpha, degree=degree,
                          conditioning_degree=conditioning_degree, weights=weights, rng=generator, n_boot=n_boot)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "gcm_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "degree": degree, "conditioning_degree": conditioning_degree,
-                                 "feature_weight": feature_weight,
-                                 "features": dimension, "mu": mu, "sigma": sigma,
+                                 "feature_weight": feature_weight, "spread_share": spread_share,
+                                 "spread_k": spread_k,
+                                 "spread_box": None if release.edges is None else release.edges.tolist(),
+                                 "features": dimension, "mu": release.mu, "sigma": sigma,
                                  "n_computed": len(decider.p_values)})
 
 

@@ -73,19 +73,32 @@ def noisy_moments(box: np.ndarray, *, mu: float, rng: np.random.Generator,
 
 
 def moment_release_worst_case(name: str, charge: str, *, epsilon_total: float, delta: float,
-                              public: tuple[str, ...], theorem: str) -> WorstCase:
-    """The data-independent guarantee of an algorithm whose only release is one Gaussian mechanism on moments at
-    μ = ``gdp_mu(epsilon_total, delta)``: (``epsilon_total``, ``delta``) under replace-one, whatever its sensitivity
-    (σ = Δ/μ), with a one-charge ledger at that μ (Moment-PC, GCM-PC).
+                              public: tuple[str, ...], theorem: str, spread_share: float = 0.0,
+                              spread_charge: str = "column spreads") -> WorstCase:
+    """The data-independent guarantee of an algorithm whose releases are Gaussian mechanisms at a total
+    μ = ``gdp_mu(epsilon_total, delta)``: (``epsilon_total``, ``delta``) under replace-one, whatever their
+    sensitivities (σ = Δ/μᵢ). The ledger holds one charge at μ (Moment-PC, GCM-PC), or with ``spread_share`` > 0
+    the private spread bounds (``spread_charge``) at μ·√share and the moments at μ·√(1 − share)
+    (:func:`dpcd.privacy.spread.narrow_and_charge`), which compose to μ-GDP.
 
     >>> moment_release_worst_case("x", "moments", epsilon_total=1.0, delta=1e-6, public=("n",), theorem="").epsilon
     1.0
+    >>> len(moment_release_worst_case("x", "moments", epsilon_total=1.0, delta=1e-6, public=("n",), theorem="",
+    ...                               spread_share=0.1).charges.entries)
+    2
     """
+    from .spread import split_mu
+
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
     delta = check_delta(delta)
     mu = gdp_mu(epsilon_total, delta)
     ledger = PrivacyLedger("replace", public=public)
-    ledger.charge(charge, epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian", sensitivity=1.0,
-                  scale=1.0 / mu)
+    stages = [(charge, mu)]
+    if spread_share:
+        first, second = split_mu(mu, spread_share)
+        stages = [(spread_charge, first), (charge, second)]
+    for label, part in stages:
+        ledger.charge(label, epsilon=gdp_epsilon(part, delta), delta=delta, kind="gaussian", sensitivity=1.0,
+                      scale=1.0 / part)
     return WorstCase(name, REPLACE_ONE, epsilon_total, delta, public, theorem, "gdp", ledger,
-                     {"epsilon_total": epsilon_total, "delta": delta, "mu": mu})
+                     {"epsilon_total": epsilon_total, "delta": delta, "mu": mu, "spread_share": float(spread_share)})
