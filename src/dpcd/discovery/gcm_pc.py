@@ -125,9 +125,11 @@ DEFAULT_SPREAD_SHARE = 0.1
 DEFAULT_SPREAD_K = 1.5
 """Half-width, in private standard deviations, of the narrowed box of every column."""
 SPREAD_CHARGE = "GCM-PC column spreads"
-THEOREM = ("one Gaussian mechanism on the sums and second moments of the records' weighted Chebyshev features in the "
-           "public box, L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights under replace-one (Dong, Roth & Su "
-           "2022, Thm. 2.7, Cor. 2.13); the GCM tests, their bootstrap and the orientation are post-processing")
+THEOREM = ("two Gaussian mechanisms composed to mu-GDP (Dong, Roth & Su 2022, Thm. 2.7, Cor. 3.3 and 2.13): the "
+           "columns' sums and sums of squares in the public box (L2 sensitivity 2 sqrt(p), mu sqrt(spread_share)), "
+           "which narrow each column's box, then the sums and second moments of the records' weighted Chebyshev "
+           "features in that box (L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights, mu sqrt(1 - spread_share)) "
+           "under replace-one; the GCM tests, their bootstrap and the orientation are post-processing")
 
 
 def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = None,
