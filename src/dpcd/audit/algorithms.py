@@ -570,6 +570,23 @@ class ObservedRangeMoments:
         return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
 
 
+def _gcm_graph(box: np.ndarray, *, epsilon_total: float, delta: float, alpha: float, max_order: int,
+               rng: Any) -> frozenset:
+    """GCM-PC's tests on records already mapped onto [−1, 1] (by whatever rule the caller used), with the whole
+    budget on the feature moments: the release and the tests of :func:`dpcd.discovery.gcm_pc.gcm_pc` without its
+    spread stage."""
+    from ..ci.gcm import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE
+    from ..discovery import gcm_pc as module
+    from ..discovery.pc import run_pc
+
+    generator = as_rng(rng)
+    release = module.feature_release(box, epsilon_total=epsilon_total, delta=delta, rng=generator, spread_share=0.0)
+    decider = module.GCMDecider(release.covariance, release.mean, box.shape[0], release.sigma, alpha=alpha,
+                                degree=DEFAULT_DEGREE, conditioning_degree=DEFAULT_CONDITIONING_DEGREE,
+                                weights=release.weights, rng=generator, n_boot=60)
+    return graph_key(run_pc([f"X{j}" for j in range(box.shape[1])], decider, max_order=max_order))
+
+
 @dataclass(frozen=True)
 class ObservedRangeGCM:
     """BROKEN GCM-PC: the columns are mapped to [−1, 1] by their **observed** range (the largest |x_i| in the data
@@ -582,25 +599,10 @@ class ObservedRangeGCM:
     max_order: int = 1
 
     def __call__(self, data: Any, rng: Any) -> frozenset:
-        from ..ci.gcm import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, chebyshev_features
-        from ..discovery import gcm_pc as module
-        from ..discovery.pc import run_pc
-        from ..privacy.gdp import gdp_mu
-        from ..privacy.moments import noisy_moments
-
         box = np.clip(np.asarray(data, dtype=np.float64), -1.0, 1.0)
-        n, p = box.shape
-        generator = as_rng(rng)
         reach = max(float(np.abs(box).max()), 1e-3)  # the mistake: read from the data
-        features = chebyshev_features(box / reach, DEFAULT_CONDITIONING_DEGREE)
-        weights = module.feature_weights(p, DEFAULT_CONDITIONING_DEGREE, module.DEFAULT_FEATURE_WEIGHT)
-        sums, second, sigma = noisy_moments(features, mu=gdp_mu(self.epsilon_total, self.delta), rng=generator,
-                                            weights=weights)
-        mean = sums / n
-        decider = module.GCMDecider(second / n - np.outer(mean, mean), mean, n, sigma, alpha=self.alpha,
-                                    degree=DEFAULT_DEGREE, conditioning_degree=DEFAULT_CONDITIONING_DEGREE,
-                                    weights=weights, rng=generator, n_boot=60)
-        return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
+        return _gcm_graph(box / reach, epsilon_total=self.epsilon_total, delta=self.delta, alpha=self.alpha,
+                          max_order=self.max_order, rng=rng)
 
 
 @dataclass(frozen=True)
@@ -615,29 +617,15 @@ class ExactSpreadGCM:
     max_order: int = 1
 
     def __call__(self, data: Any, rng: Any) -> frozenset:
-        from ..ci.gcm import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, chebyshev_features
-        from ..discovery import gcm_pc as module
-        from ..discovery.pc import run_pc
-        from ..privacy.gdp import gdp_mu
-        from ..privacy.moments import noisy_moments
+        from ..discovery.gcm_pc import DEFAULT_SPREAD_K
         from ..privacy.spread import spread_edges
         from ..schema import scale_to_box
 
         box = np.clip(np.asarray(data, dtype=np.float64), -1.0, 1.0)
-        n, p = box.shape
-        generator = as_rng(rng)
         # the mistake: the box read from the data's exact moments, without noise or charge
-        edges = spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=module.DEFAULT_SPREAD_K, min_width=1e-9)
-        features = chebyshev_features(scale_to_box(box, edges), DEFAULT_CONDITIONING_DEGREE)
-        weights = module.feature_weights(p, DEFAULT_CONDITIONING_DEGREE, module.DEFAULT_FEATURE_WEIGHT)
-        sums, second, sigma = noisy_moments(features, mu=gdp_mu(self.epsilon_total, self.delta), rng=generator,
-                                            weights=weights)
-        mean_features = sums / n
-        decider = module.GCMDecider(second / n - np.outer(mean_features, mean_features), mean_features, n, sigma,
-                                    alpha=self.alpha, degree=DEFAULT_DEGREE,
-                                    conditioning_degree=DEFAULT_CONDITIONING_DEGREE, weights=weights,
-                                    rng=generator, n_boot=60)
-        return graph_key(run_pc([f"X{j}" for j in range(p)], decider, max_order=self.max_order))
+        edges = spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K, min_width=1e-9)
+        return _gcm_graph(scale_to_box(box, edges), epsilon_total=self.epsilon_total, delta=self.delta,
+                          alpha=self.alpha, max_order=self.max_order, rng=rng)
 
 
 def _corner_record_case(name: str, label: str, broken_run: Any, broken_label: str, epsilon: float,
