@@ -204,8 +204,9 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
     spread_share = check_probability(spread_share, "spread_share", open_low=False)
     spread_k = check_positive(spread_k, "spread_k")
     feature_weight = check_probability(feature_weight, "feature_weight", open_high=False)
+    conditioning_degree = check_int(conditioning_degree, "conditioning_degree", minimum=1)
     weights = feature_weights(box.shape[1], conditioning_degree, feature_weight)
-    exact = math.isinf(epsilon_total)
+    exact = epsilon_total == math.inf
     mu = math.inf if exact else gdp_mu(epsilon_total, delta)
     edges = None
     if exact:

@@ -26,8 +26,8 @@ squares) by (d, d·s) with d = x_j − x′_j and s = x_j + x′_j, whose square
 length is d²(1 + s²). As |d| + |s| = 2·max(|x_j|, |x′_j|) ≤ 2, it is at most
 g(|d|) = |d|²(1 + (2 − |d|)²), and g′(t) = 2t(1 + 2(2 − t)(1 − t)) > 0 on
 (0, 2] (the product's minimum is −½, at t = 3/2), so g ≤ g(2) = 4, attained
-by x_j = 1, x′_j = −1. Summed over the p columns: L2 sensitivity 2√p. The Gaussian mechanism with standard deviation Δ/μ₁ is
-μ₁-GDP [DRS22, Thm. 2.7]. The box is a deterministic function of R
+by x_j = 1, x′_j = −1. Summed over the p columns: L2 sensitivity 2√p. The
+Gaussian mechanism with standard deviation Δ/μ₁ is μ₁-GDP [DRS22, Thm. 2.7]. The box is a deterministic function of R
 (post-processing), and mapping a record through it is a fixed map of one
 record, so neighbours stay neighbours after it; a second mechanism that is
 μ₂-GDP for every fixed box therefore composes adaptively with R to
@@ -113,7 +113,7 @@ def private_spread_box(box: np.ndarray, *, mu: float, k: float, rng: RngLike,
     n, p = box.shape
     clamped = np.clip(box, -1.0, 1.0)
     exact = np.concatenate([clamped.sum(axis=0), (clamped ** 2).sum(axis=0)])
-    if math.isinf(mu):   # no noise: the same box read from the exact moments (not private; diagnostics only)
+    if mu == math.inf:   # no noise: the same box read from the exact moments (not private; diagnostics only)
         noisy = exact
     else:
         noisy = gdp_gaussian_mechanism(exact, sensitivity=spread_sensitivity(p), mu=check_positive(mu, "mu"),
