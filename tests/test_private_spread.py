@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpcd import audit
-from dpcd.discovery.gcm_pc import DEFAULT_SPREAD_SHARE, SPREAD_CHARGE, gcm_pc, worst_case
+from dpcd.discovery.gcm_pc import DEFAULT_SPREAD_SHARE, SPREAD_CHARGE, feature_release, gcm_pc, worst_case
 from dpcd.privacy.gdp import gdp_mu
 from dpcd.privacy.spread import private_spread_box, split_mu, spread_sensitivity
 
@@ -51,14 +51,16 @@ def test_gcm_pc_charges_the_spreads_and_the_moments_which_compose_to_the_total()
     names = [charge.mechanism for charge in result.ledger.entries]
     assert names == [SPREAD_CHARGE, "GCM-PC feature moments"]
     assert result.ledger.total("tight", target_delta=1e-6).epsilon <= 1.0 + 1e-9
-    assert result.info["spread_share"] == DEFAULT_SPREAD_SHARE and len(result.info["spread_box"]) == 3
+    assert result.info["spread_share"] == DEFAULT_SPREAD_SHARE and "spread_box" not in result.info  # noisy
     plan = worst_case(epsilon_total=1.0, delta=1e-6)
     assert [c.mechanism for c in plan.charges.entries] == names
-    sigmas = [charge.scale / charge.sensitivity for charge in result.ledger.entries]
-    assert math.hypot(*(1 / s for s in sigmas)) == pytest.approx(gdp_mu(1.0, 1e-6))
+    multipliers = [charge.scale / charge.sensitivity for charge in result.ledger.entries]   # 1 / mu_i each
+    assert math.hypot(*(1 / m for m in multipliers)) == pytest.approx(gdp_mu(1.0, 1e-6))
     without = gcm_pc(data, bounds=[(-1, 1)] * 3, epsilon_total=1.0, rng=0, max_order=1, spread_share=0.0)
     assert [c.mechanism for c in without.ledger.entries] == ["GCM-PC feature moments"]
-    assert without.info["spread_box"] is None
+    with pytest.raises(ValueError, match="ledger"):  # the no-noise diagnostic never fills a ledger
+        feature_release(np.zeros((10, 2)), epsilon_total=math.inf, delta=1e-6, rng=np.random.default_rng(0),
+                        ledger=result.ledger)
 
 
 def test_in_loose_bounds_the_spread_stage_finds_an_edge_the_public_box_drowns():
@@ -87,3 +89,10 @@ def test_the_audit_flags_an_uncharged_exact_spread_box_and_not_the_private_one()
     assert broken.expect_violation and not correct.expect_violation
     assert audit.run_case(broken, n_runs=150, rng=1).violation
     assert not audit.run_case(correct, n_runs=150, rng=1).violation
+
+
+def test_the_audit_flags_the_spread_box_with_noise_for_half_its_sensitivity_and_not_the_box_itself():
+    correct, broken = audit.spread_cases(epsilon=1.0, delta=1e-5, rng=0)
+    assert broken.expect_violation and not correct.expect_violation
+    assert audit.run_case(broken, n_runs=40_000, rng=1).violation
+    assert not audit.run_case(correct, n_runs=40_000, rng=1).violation

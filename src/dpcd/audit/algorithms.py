@@ -609,7 +609,9 @@ class ObservedRangeGCM:
 class ExactSpreadGCM:
     """BROKEN GCM-PC: the narrowed box of every column is read from the data's **exact** mean and standard
     deviation (no noise, no charge) and the whole budget goes to the feature moments — the box then fits the data's
-    own spread, which one record moves; the claim stays the run's."""
+    own spread, which one record moves; the claim stays the run's. Its narrowest box is 2·10⁻⁹ wide, not the
+    library's 0.1 (``min_width``), so that the exact spread of records near the centre shows; the calibration of
+    the private spread stage itself is audited by :func:`dpcd.audit.spread_cases`."""
 
     epsilon_total: float
     delta: float

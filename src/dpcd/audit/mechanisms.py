@@ -4,6 +4,8 @@
   exponential mechanism and sparse vector, each on the adversarial pair where
   its privacy loss is largest;
 * :func:`sieve_case` — Priv-PC's sieve-and-examine on mean queries;
+* :func:`spread_cases` — the private spread box of GCM-PC's first stage, and a variant with noise for half its
+  sensitivity;
 * :func:`broken_cases` — mechanisms with a known flaw (noise halved,
   sensitivity under-stated, one noise draw re-used by a sparse vector) that
   the auditor must flag.
@@ -36,7 +38,7 @@ from .events import Event, equals, threshold_events
 from .neighbours import add_record, replace_record
 from .runner import AuditCase
 
-__all__ = ["mechanism_cases", "broken_cases", "sieve_case"]
+__all__ = ["mechanism_cases", "broken_cases", "sieve_case", "spread_cases"]
 
 
 @dataclass(frozen=True)
@@ -321,3 +323,48 @@ def sieve_case(*, epsilon: float = 1.0, n: int = 40, subsample_size: int = 10) -
     events.append(equals(tuple([0] * len(offsets)), name="no query passed the sieve"))
     return AuditCase("Sieve-and-examine", mechanism, pair, tuple(events), epsilon, 0.0, False,
                      note=f"n = {n}, m = {subsample_size}, ε per examined query")
+
+
+@dataclass(frozen=True)
+class _SpreadCentre:
+    """The centre of column 0's box from :func:`dpcd.privacy.spread.private_spread_box` at ``mu_factor`` times
+    the claim's μ (1: the library's calibration; 2: noise for half the sensitivity — the broken variant)."""
+
+    mu: float
+    k: float
+    mu_factor: float = 1.0
+
+    def __call__(self, data, rng):
+        from ..privacy.spread import private_spread_box
+
+        _, edges = private_spread_box(np.asarray(data, dtype=np.float64)[:, None], mu=self.mu * self.mu_factor,
+                                      k=self.k, rng=rng)
+        return float(edges[0].mean())
+
+
+def spread_cases(*, epsilon: float = 1.0, delta: float = 1e-5, n_records: int = 200, rng: RngLike = 0
+                 ) -> list[AuditCase]:
+    """The private spread box (:mod:`dpcd.privacy.spread`) alone, claimed (ε, δ) at μ = ``gdp_mu(ε, δ)``, and a
+    variant with noise for half its sensitivity (2μ: the bound of the squares alone, √p) that must be flagged.
+
+    One column (p = 1), records in [−0.2, 0.2]; D′ replaces a record at +1 by one at −1 — the pair that attains the
+    sensitivity 2√p (the sums move by 2, the squares not at all). The output is the box's centre, the noisy mean
+    (as long as the box stays inside [−1, 1]), and the events are thresholds on it.
+    """
+    from ..privacy.gdp import gdp_mu
+
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    n_records = check_int(n_records, "n_records", minimum=2)
+    records = as_rng(rng).uniform(-0.2, 0.2, size=n_records)
+    records[0] = 1.0
+    pair = replace_record(records, 0, -1.0, description="one record at +1 replaced by one at -1 (one column)")
+    mu = gdp_mu(epsilon, delta)
+    spread = 2.0 / (mu * n_records)        # the noisy mean's standard deviation
+    centre = float(records.mean()) - 1.0 / n_records
+    events = _threshold_grid(centre, 5.0 * spread)
+    return [AuditCase("Private spread box", _SpreadCentre(mu, 1.5), pair, events, epsilon, delta, False,
+                      note="Gaussian on the sums and squares at mu-GDP, Delta = 2 sqrt(p)"),
+            AuditCase("BROKEN private spread box, noise for half the sensitivity", _SpreadCentre(mu, 1.5, 2.0), pair,
+                      events, epsilon, delta, False, note="2 mu: the squares' bound sqrt(p) only",
+                      expect_violation=True)]

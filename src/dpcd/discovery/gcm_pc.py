@@ -199,8 +199,12 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
     ``spread_share`` > 0), then the weighted Chebyshev feature moments (module Theorem), charged to ``ledger``.
 
     ``epsilon_total = inf`` gives the same steps without noise (σ = 0, nothing charged): the same test on exact
-    moments, not private — a diagnostic for experiments.
+    moments, not private — a diagnostic for experiments, refused with a ``ledger`` (which would stay empty).
+    Values outside [−1, 1] are clamped. ``edges`` stays inside a run: it is a noisy number.
     """
+    if epsilon_total == math.inf and ledger is not None:
+        raise ValueError("epsilon_total = inf releases exact moments (not private): pass no ledger")
+    box = np.clip(np.asarray(box, dtype=np.float64), -1.0, 1.0)
     spread_share = check_probability(spread_share, "spread_share", open_low=False)
     spread_k = check_positive(spread_k, "spread_k")
     feature_weight = check_probability(feature_weight, "feature_weight", open_high=False)
@@ -261,8 +265,9 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     Privacy: the module's theorem; the ledger holds the Gaussian charges of the spreads and of the moments (the
     moments alone with ``spread_share`` = 0).
     ``info``: ``algorithm``, ``epsilon_total``, ``delta``, ``alpha``, ``degree``,
-    ``conditioning_degree``, ``features`` (D), ``mu``, ``sigma`` (noise per
-    released sum) and ``n_computed`` (distinct tests).
+    ``conditioning_degree``, ``feature_weight``, ``spread_share``, ``spread_k``, ``features`` (D), ``mu``,
+    ``sigma`` (noise per released sum) and ``n_computed`` (distinct tests) — public numbers only; the narrowed
+    box, a noisy number, stays inside the run.
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
     delta = check_delta(delta)
@@ -286,9 +291,7 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     return replace(result, info={"algorithm": "gcm_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "degree": degree, "conditioning_degree": conditioning_degree,
                                  "feature_weight": feature_weight, "spread_share": spread_share,
-                                 "spread_k": spread_k,
-                                 "spread_box": None if release.edges is None else release.edges.tolist(),
-                                 "features": dimension, "mu": release.mu, "sigma": sigma,
+                                 "spread_k": spread_k, "features": dimension, "mu": release.mu, "sigma": sigma,
                                  "n_computed": len(decider.p_values)})
 
 
