@@ -336,7 +336,7 @@ GRID_CELLS = [
     ("dpcd_papers.pcd", "gcm_error_cell"), ("dpcd_papers.pcd", "gcm_network_cell"), ("dpcd_papers.pcd", "eq3_cell"),
     ("dpcd_papers.private_anm", "test_set_cell"), ("dpcd_papers.private_anm", "training_set_cell"),
     ("dpcd_papers.benchmark", "run_cell"), ("dpcd_papers.privacy_audit", "audit_cell"),
-    ("dpcd_papers.pcd_theorems", "thm4_cell"),
+    ("dpcd_papers.pcd_theorems", "thm4_cell"), ("dpcd_papers.pcd_sachs", "gcm_sachs_cell"),
 ]
 
 

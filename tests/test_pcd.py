@@ -344,3 +344,34 @@ def test_thm4_claim_row_refutes_on_a_change_beyond_delta_p_and_otherwise_says_no
     assert "median Delta_P 0.4" in held["note"] and held["diagnosis"] == ""
     refuted = thm4_claim_row(pd.DataFrame({"m": [200, 200], "ratio": [0.0, np.inf]}))
     assert refuted["verdict"] == "not reproduced" and refuted["diagnosis"]
+
+
+def test_sachs_views_take_their_bounds_from_the_scale_not_from_the_values():
+    from dpcd_papers.pcd_sachs import INTENSITY_SCALE, sachs_view
+
+    data = np.array([[0.5, 1.0, 50.0], [2e4, 1e4, 10.0]])
+    log_view, log_bounds = sachs_view(data, "log10")
+    assert log_bounds == ((0.0, 4.0),) * 3
+    assert log_view.tolist() == [[0.0, 0.0, pytest.approx(np.log10(50.0))], [4.0, 4.0, 1.0]]  # clamped, then log
+    raw_view, raw_bounds = sachs_view(data, "raw")
+    assert raw_bounds == (INTENSITY_SCALE,) * 3 and raw_view.max() == 1e4 and raw_view.min() == 1.0
+    shifted, shifted_bounds = sachs_view(data * 0.5, "raw")  # other values, the same public bounds
+    assert shifted_bounds == raw_bounds
+    with pytest.raises(ValueError, match="scale"):
+        sachs_view(data, "log2")
+
+
+def test_gcm_sachs_cell_scores_the_skeleton_against_the_consensus_graph():
+    from dpcd_papers.pcd_sachs import gcm_sachs_cell
+
+    rows = gcm_sachs_cell(n=400, scale="log10", rng=0, epsilons=(1.0, math.inf), max_order=1, n_boot=50)
+    assert [r["epsilon"] for r in rows] == [1.0, math.inf]
+    for r in rows:
+        assert 0 <= r["f1"] <= 1 and "pair_f1" not in r  # the consensus graph has a cycle: skeleton metrics only
+        # 11 nodes, 18 skeleton edges (no arc of the consensus graph is reversed in another), 55 pairs
+        assert r["f1_random"] == pytest.approx(2 * (18 * r["edges"] / 55) / (18 + r["edges"]) if r["edges"] else 0)
+    assert rows[1]["edges"] >= 5  # 400 cells of pooled conditions: many dependencies without noise
+    again = gcm_sachs_cell(n=400, scale="log10", rng=0, epsilons=(1.0, math.inf), max_order=1, n_boot=50)
+    assert again == rows
+    with pytest.raises(ValueError, match="scale"):
+        gcm_sachs_cell(n=400, scale="nope", rng=0)
