@@ -368,8 +368,7 @@ def test_gcm_sachs_cell_scores_the_skeleton_against_the_consensus_graph():
     assert [r["epsilon"] for r in rows] == [1.0, math.inf]
     for r in rows:
         assert 0 <= r["f1"] <= 1 and "pair_f1" not in r  # the consensus graph has a cycle: skeleton metrics only
-        # 11 nodes, 18 skeleton edges (no arc of the consensus graph is reversed in another), 55 pairs
-        assert r["f1_random"] == pytest.approx(2 * (18 * r["edges"] / 55) / (18 + r["edges"]) if r["edges"] else 0)
+        assert 0 <= r["edges"] <= 55 and r["n_tests"] > 0  # 11 nodes, 55 pairs
     assert rows[1]["edges"] >= 5  # 400 cells of pooled conditions: many dependencies without noise
     again = gcm_sachs_cell(n=400, scale="log10", rng=0, epsilons=(1.0, math.inf), max_order=1, n_boot=50)
     assert again == rows
