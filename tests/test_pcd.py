@@ -13,6 +13,7 @@ from dpcd.discovery.pc import PValueDecider, run_pc
 from dpcd.discovery.pcd import PCDDecider, make_tester, pcd, pcd_decision
 from dpcd.validation import as_rng
 from dpcd_papers import pcd as pcd_cells
+from dpcd_papers import pcd_gcm
 from dpcd_papers.pcd import ci_error_cell, discovery_cell, sample_ci_case
 
 
@@ -277,33 +278,33 @@ def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
     from dpcd.schema import scale_to_box
 
     data = sample_ci_case(300, 0)
-    covariance, mean, sigma, weights = pcd_cells.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
+    covariance, mean, sigma, weights = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
     box = np.column_stack([data[:, :2] / 1.5, data[:, 2:] / 0.5])
     box = scale_to_box(box, spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K))
     features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
     assert sigma == 0.0 and np.allclose(mean, features.mean(axis=0))
     assert np.allclose(covariance, np.cov(features.T, bias=True))
-    _, noisy_mean, sigma, _ = pcd_cells.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
-    moments_mu = gdp_mu(1.0, pcd_cells.GCM_DELTA) * math.sqrt(1 - DEFAULT_SPREAD_SHARE)  # after the spreads' share
+    _, noisy_mean, sigma, _ = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
+    moments_mu = gdp_mu(1.0, pcd_gcm.GCM_DELTA) * math.sqrt(1 - DEFAULT_SPREAD_SHARE)  # after the spreads' share
     assert sigma == pytest.approx(weighted_moment_sensitivity(weights) / moments_mu)
     assert not np.allclose(noisy_mean, mean)
     assert np.all(np.abs(data[:, :2]) <= 1.5) and np.all(np.abs(data[:, 2:]) <= 0.5)  # the bounds hold
 
 
 def test_gcm_cells_return_rows_for_every_epsilon_and_the_edge_baseline():
-    rows = pcd_cells.gcm_error_cell(n=200, case="independence", rng=0, epsilons=(1.0, math.inf), n_boot=50)
+    rows = pcd_gcm.gcm_error_cell(n=200, case="independence", rng=0, epsilons=(1.0, math.inf), n_boot=50)
     assert [(r["error"], r["epsilon"]) for r in rows] == [("type_I", 1.0), ("type_II", 1.0), ("type_I", math.inf),
                                                           ("type_II", math.inf)]
     assert all(r["wrong"] in (0.0, 1.0) and 0 < r["p_value"] <= 1 for r in rows)
     assert rows[3]["wrong"] == 0.0  # X and Y share sin(sum Z): dependent, found without noise at m = 200
-    net = pcd_cells.gcm_network_cell(network="cancer", n=500, rng=0, epsilons=(1.0, math.inf), n_boot=50)
+    net = pcd_gcm.gcm_network_cell(network="cancer", n=500, rng=0, epsilons=(1.0, math.inf), n_boot=50)
     assert [r["epsilon"] for r in net] == [1.0, math.inf] and all(0 <= r["f1"] <= 1 for r in net)
     from dpcd.forecast import random_graph_f1
 
     for r in net:  # 5 nodes, 4 true skeleton edges of 10 pairs: the mean of the forecast's random-graph F1
         assert r["f1_random"] == pytest.approx(random_graph_f1(5, [4], [r["edges"]])[0])
     with pytest.raises(ValueError, match="case"):
-        pcd_cells.gcm_error_cell(n=200, case="nope", rng=0)
+        pcd_gcm.gcm_error_cell(n=200, case="nope", rng=0)
 
 
 def test_eq3_cell_compares_the_score_change_with_the_data_sets_delta_r():
@@ -347,7 +348,7 @@ def test_thm4_claim_row_refutes_on_a_change_beyond_delta_p_and_otherwise_says_no
 
 
 def test_sachs_views_take_their_bounds_from_the_scale_not_from_the_values():
-    from dpcd_papers.pcd_sachs import INTENSITY_SCALE, sachs_view
+    from dpcd_papers.pcd_gcm import INTENSITY_SCALE, sachs_view
 
     data = np.array([[0.5, 1.0, 50.0], [2e4, 1e4, 10.0]])
     log_view, log_bounds = sachs_view(data, "log10")
@@ -362,13 +363,14 @@ def test_sachs_views_take_their_bounds_from_the_scale_not_from_the_values():
 
 
 def test_gcm_sachs_cell_scores_the_skeleton_against_the_consensus_graph():
-    from dpcd_papers.pcd_sachs import gcm_sachs_cell
+    from dpcd_papers.pcd_gcm import gcm_sachs_cell
 
     rows = gcm_sachs_cell(n=400, scale="log10", rng=0, epsilons=(1.0, math.inf), max_order=1, n_boot=50)
     assert [r["epsilon"] for r in rows] == [1.0, math.inf]
     for r in rows:
         assert 0 <= r["f1"] <= 1 and "pair_f1" not in r  # the consensus graph has a cycle: skeleton metrics only
-        assert 0 <= r["edges"] <= 55 and r["n_tests"] > 0  # 11 nodes, 55 pairs
+        # 11 nodes, 18 skeleton edges, 55 pairs: the random-graph baseline of the Fig. 3 cells
+        assert r["f1_random"] == pytest.approx(2 * (18 * r["edges"] / 55) / (18 + r["edges"]) if r["edges"] else 1.0)
     assert rows[1]["edges"] >= 5  # 400 cells of pooled conditions: many dependencies without noise
     again = gcm_sachs_cell(n=400, scale="log10", rng=0, epsilons=(1.0, math.inf), max_order=1, n_boot=50)
     assert again == rows

@@ -22,10 +22,9 @@ The claims are judged by :func:`fig1_claims`, :func:`fig2_claims`,
 :func:`fig3_claims` (qualitative; rules :data:`CLAIM_RULES`) and
 :func:`numeric_claims`, all fixed here before any run.
 
-A differentially private line beside PCD: :func:`gcm_error_cell` and
-:func:`gcm_network_cell` run this library's GCM-PC (:mod:`dpcd.discovery.gcm_pc`,
-one Gaussian release of feature moments at a **total** ε, replace-one) on data
-from the models of Figs. 1 and 2 with the bounds those models imply.
+The differentially private line beside PCD (this library's GCM-PC on the
+data of Figs. 1–3) lives in :mod:`dpcd_papers.pcd_gcm`, so that changes to
+GCM-PC do not change the code fingerprint of PCD's cells.
 """
 
 from __future__ import annotations
@@ -53,8 +52,9 @@ VARIANT_LABELS = {"published": "as published", "as_run": "paper-as-run: RCIT sco
 
 __all__ = ["PAPER_EPSILONS", "VARIANTS", "VARIANT_LABELS", "CLAIM_RULES", "sample_ci_case", "CI_CASES",
            "p_and_sensitivity", "AsRunPCDDecider", "ci_error_cell", "discovery_cell", "network_cell", "sachs_cell",
-           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims", "CI_CASE_BOUNDS", "GCM_DELTA",
-           "gcm_moments", "gcm_error_cell", "gcm_network_cell", "EXTREME_RECORDS", "eq3_cell", "eq3_claims"]
+           "sachs_sample",
+           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims", "CI_CASE_BOUNDS",
+           "edge_baseline", "graph_metrics", "EXTREME_RECORDS", "eq3_cell", "eq3_claims"]
 
 
 def _check_variant(variant: str) -> str:
@@ -166,87 +166,7 @@ def ci_error_cell(*, n: int, case: str, ci_test: str, rng: RngLike, epsilons: Se
 CI_CASE_BOUNDS = ((-1.5, 1.5),) * 2 + ((-0.5, 0.5),) * 5
 """Public bounds of :func:`sample_ci_case`'s columns, from its model: |sin| ≤ 1 plus noise of at most ½ for X and Y,
 U(−½, ½) for the Zᵢ."""
-GCM_DELTA = 1e-6
-"""δ of the GCM-PC line (replace-one, n public)."""
-
-
-def gcm_moments(data: np.ndarray, bounds, epsilon: float, rng: RngLike) -> tuple[np.ndarray, np.ndarray, float,
-                                                                                     np.ndarray]:
-    """(feature covariance, feature means, σ, public weights) of GCM-PC's release at total ``epsilon``
-    (δ = :data:`GCM_DELTA`): :func:`dpcd.discovery.gcm_pc.feature_release` with its defaults (the private column
-    spreads, then the feature moments), exactly what :func:`~dpcd.discovery.gcm_pc.gcm_pc` releases; ``epsilon =
-    inf`` gives the same steps on exact moments (σ = 0), the same test without noise (not private)."""
-    from dpcd.discovery.gcm_pc import feature_release
-    from dpcd.schema import public_bounds, scale_to_box
-
-    array = np.asarray(data, dtype=np.float64)
-    box = scale_to_box(array, public_bounds(bounds, array.shape[1], [str(j) for j in range(array.shape[1])]))
-    release = feature_release(box, epsilon_total=epsilon, delta=GCM_DELTA, rng=as_rng(rng))
-    return release.covariance, release.mean, release.sigma, release.weights
-
-
-def gcm_error_cell(*, n: int, case: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
-                   alpha: float = 0.05, n_boot: int = 200) -> list[dict]:
-    """One repetition of Fig. 1 for GCM-PC's private test: per ε, one release of the data set's feature moments
-    (:func:`gcm_moments`, total ε, public bounds :data:`CI_CASE_BOUNDS`) answers both tests of ``case``.
-
-    Unlike PCD's per-comparison ε, ε here is the total of the release (replace-one, δ = :data:`GCM_DELTA`): the
-    two tests of a case are post-processing of it. ε = ∞: the same test on exact moments (not private).
-    """
-    from dpcd.ci.gcm import noisy_gcm_test
-    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE
-
-    if case not in CI_CASES:
-        raise ValueError(f"case must be one of {sorted(CI_CASES)}, got {case!r}")
-    rng = as_rng(rng)
-    data_rng, noise_rng = rng.spawn(2)
-    data = sample_ci_case(n, data_rng)
-    rows = []
-    for epsilon in epsilons:
-        covariance, mean, sigma, weights = gcm_moments(data, CI_CASE_BOUNDS, float(epsilon), noise_rng)
-        for error, x, y, S, null_true in CI_CASES[case]:
-            p_value = noisy_gcm_test(covariance, mean, n, sigma, x, y, S, degree=DEFAULT_DEGREE,
-                                     conditioning_degree=DEFAULT_CONDITIONING_DEGREE, weights=weights,
-                                     rng=noise_rng, n_boot=n_boot)
-            independent = p_value > alpha
-            rows.append({"error": error, "variant": "gcm_pc", "epsilon": float(epsilon),
-                         "wrong": float((not independent) if null_true else independent), "p_value": p_value})
-    return rows
-
-
-def gcm_network_cell(*, network: str, n: int, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
-                     alpha: float = 0.05, max_order: int | None = None, n_boot: int = 200) -> list[dict]:
-    """One repetition of Fig. 2 for GCM-PC: data from the same nonlinear SEM as :func:`network_cell` (fresh
-    draws), one release per ε at that total budget (public bounds from the generating model,
-    :meth:`dpcd.datasets.Dataset.schema`), PC on its tests; ε = ∞: the same tests on exact moments (not private).
-    """
-    from dpcd.datasets import bnlearn_dag, sample_nonlinear
-    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, GCMDecider
-    from dpcd.graphs import dag_to_cpdag
-
-    rng = as_rng(rng)
-    data_rng, run_rng = rng.spawn(2)
-    dag = bnlearn_dag(network)
-    dataset = sample_nonlinear(dag, n, data_rng)
-    names = [str(c) for c in dataset.data.columns]
-    truth = nx.relabel_nodes(dag_to_cpdag(dag), {v: str(v) for v in dag.nodes})
-    bounds = dataset.schema().bounds
-    rows = []
-    for epsilon in epsilons:
-        covariance, mean, sigma, weights = gcm_moments(dataset.data.to_numpy(dtype=np.float64), bounds,
-                                                       float(epsilon), run_rng)
-        decider = GCMDecider(covariance, mean, n, sigma, alpha=alpha, degree=DEFAULT_DEGREE,
-                             conditioning_degree=DEFAULT_CONDITIONING_DEGREE, rng=run_rng, n_boot=n_boot,
-                             weights=weights)
-        result = run_pc(names, decider, max_order=max_order)
-        row = {"variant": "gcm_pc", "epsilon": float(epsilon), "n_tests": result.n_tests,
-               **_edge_baseline(result.cpdag, truth)}
-        row.update(_metrics(result.cpdag, truth))
-        rows.append(row)
-    return rows
-
-
-def _edge_baseline(cpdag: nx.DiGraph, truth: nx.DiGraph) -> dict:
+def edge_baseline(cpdag: nx.DiGraph, truth: nx.DiGraph) -> dict:
     """The estimate's number of skeleton edges m and the expected skeleton F1 of a random graph with as many edges
     (the trivial baseline of the F1 claims, fixed before the run): 2 E[TP]/(t + m), E[TP] = t·m/C over the C pairs
     — the mean of :func:`dpcd.forecast.random_graph_f1`, written out here so that these cells' code fingerprint
@@ -297,7 +217,9 @@ def eq3_claims(eq3: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_CELL_COLUMNS)
 
 
-def _metrics(cpdag: nx.DiGraph, truth: nx.DiGraph, *, directed_truth: bool = True) -> dict:
+def graph_metrics(cpdag: nx.DiGraph, truth: nx.DiGraph, *, directed_truth: bool = True) -> dict:
+    """Skeleton precision / recall / F1 of ``cpdag`` against ``truth`` and, with ``directed_truth``, the CPDAG
+    edge-pair ones (``pair_*``; skip them for a cyclic truth such as Sachs' consensus graph)."""
     skel = skeleton_prf(cpdag, truth)
     out = {"precision": skel["precision"], "recall": skel["recall"], "f1": skel["f1"]}
     if directed_truth:
@@ -337,9 +259,9 @@ def discovery_cell(*, data, truth: nx.DiGraph, ci_test: str, rng: RngLike,
             decider = kind(tester, epsilon=float(epsilon), alpha=alpha, rng=noise_rng, continuous=True)
             result = run_pc(names, decider, max_order=max_order)
             row = {"variant": variant, "epsilon": float(epsilon), "n_noisy": decider.n_noisy,
-                   "n_tests": result.n_tests, **_edge_baseline(result.cpdag, truth),
+                   "n_tests": result.n_tests, **edge_baseline(result.cpdag, truth),
                    "epsilon_total": decider.ledger().total().epsilon if decider.n_noisy else 0.0}
-            row.update(_metrics(result.cpdag, truth, directed_truth=pair_metrics))
+            row.update(graph_metrics(result.cpdag, truth, directed_truth=pair_metrics))
             rows.append(row)
     return rows
 
@@ -364,6 +286,18 @@ def network_cell(*, network: str, n: int, ci_test: str, rng: RngLike, epsilons: 
                           variants=variants)
 
 
+def sachs_sample(n: int | None, rng: np.random.Generator) -> tuple[pd.DataFrame, nx.DiGraph]:
+    """``n`` rows of the Sachs data drawn without replacement in their file order (None or n ≥ 7 466: all rows)
+    and the consensus graph (:func:`dpcd_papers.realdata.load_sachs`)."""
+    from .realdata import load_sachs
+
+    dataset = load_sachs()
+    frame = dataset.data
+    if n is not None and n < len(frame):
+        frame = frame.iloc[np.sort(rng.choice(len(frame), size=n, replace=False))].reset_index(drop=True)
+    return frame, dataset.dag
+
+
 def sachs_cell(*, n: int | None, ci_test: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
                alpha: float = 0.05, n_permutations: int = 100, max_order: int | None = None,
                variants: Sequence[str] = ("published",)) -> list[dict]:
@@ -371,15 +305,9 @@ def sachs_cell(*, n: int | None, ci_test: str, rng: RngLike, epsilons: Sequence[
 
     The consensus graph has a directed cycle, so only skeleton precision/recall/F1 are reported.
     """
-    from .realdata import load_sachs
-
-    rng = as_rng(rng)
-    data_rng, run_rng = rng.spawn(2)
-    dataset = load_sachs()
-    frame = dataset.data
-    if n is not None and n < len(frame):
-        frame = frame.iloc[np.sort(data_rng.choice(len(frame), size=n, replace=False))].reset_index(drop=True)
-    return discovery_cell(data=frame, truth=dataset.dag, ci_test=ci_test, rng=run_rng, epsilons=epsilons,
+    data_rng, run_rng = as_rng(rng).spawn(2)
+    frame, consensus = sachs_sample(n, data_rng)
+    return discovery_cell(data=frame, truth=consensus, ci_test=ci_test, rng=run_rng, epsilons=epsilons,
                           alpha=alpha, n_permutations=n_permutations, max_order=max_order, pair_metrics=False,
                           variants=variants)
 
