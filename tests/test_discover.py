@@ -282,12 +282,12 @@ def test_every_run_stays_within_its_privacy_map(asia, gauss, name):
 
 def test_numeric_auto_picks_by_forecast_and_mixed_tables_are_coded_by_the_schema(gauss):
     from dpcd.forecast import choose_by_forecast
+    from dpcd.registry import AUTO_CANDIDATES
 
     data, schema = gauss
     found = dpcd.discover(data, schema=schema, epsilon=2.0, rng=0, progress=False)
     expected, _ = choose_by_forecast(schema, n=len(data), epsilon=2.0)  # public inputs only: the same pick
-    assert found.auto_selected and found.algorithm == expected.name in {"moment_pc", "privpc_star", "marginal_pc",
-                                                                        "mst_pc"}
+    assert found.auto_selected and found.algorithm == expected.name in AUTO_CANDIDATES["numeric"]
     assert found.privacy["guarantee"]["epsilon"] == 2.0 and list(found.graph.nodes) == list(data.columns)
     mixed = data.copy()
     mixed["flag"] = np.where(data.iloc[:, 0] > 0, "yes", "no")

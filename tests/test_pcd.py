@@ -274,13 +274,12 @@ def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
     from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_SPREAD_K, DEFAULT_SPREAD_SHARE
     from dpcd.privacy.gdp import gdp_mu
     from dpcd.privacy.moments import weighted_moment_sensitivity
-    from dpcd.privacy.spread import spread_edges
-    from dpcd.schema import scale_to_box
+    from dpcd.privacy.spread import spread_edges, spread_map
 
     data = sample_ci_case(300, 0)
     covariance, mean, sigma, weights = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
     box = np.column_stack([data[:, :2] / 1.5, data[:, 2:] / 0.5])
-    box = scale_to_box(box, spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K))
+    box = spread_map(box, spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K))
     features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
     assert sigma == 0.0 and np.allclose(mean, features.mean(axis=0))
     assert np.allclose(covariance, np.cov(features.T, bias=True))

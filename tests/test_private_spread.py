@@ -75,9 +75,42 @@ def test_in_loose_bounds_the_spread_stage_finds_an_edge_the_public_box_drowns():
     assert found[DEFAULT_SPREAD_SHARE] == 4 and found[0.0] <= 1
 
 
+def test_the_smooth_map_is_one_to_one_and_the_clamp_is_not():
+    from dpcd.privacy.spread import spread_map
+
+    column = np.linspace(-1, 1, 2001)[:, None]
+    edges = np.array([[-0.2, 0.2]])
+    smooth, clamped = spread_map(column, edges), spread_map(column, edges, how="clamp")
+    assert np.all(np.diff(smooth[:, 0]) > 0) and np.all(np.abs(smooth) < 1)      # strictly increasing, inside
+    assert np.count_nonzero(np.diff(clamped[:, 0]) == 0) > 1000                    # the tails collapse
+    assert spread_map(np.zeros((1, 1)), edges)[0, 0] == 0.0 and smooth[1200, 0] == pytest.approx(np.tanh(1.0))
+    with pytest.raises(ValueError, match="how"):
+        spread_map(column, edges, how="erf")
+
+
+def test_the_smooth_map_keeps_a_conditional_independence_that_clamping_breaks():
+    """X = Z + e, Y = Z + e', X ⫫ Y | Z: in a narrow box the clamped Z hides its tails, and X's and Y's residuals
+    share them; the one-to-one map keeps the null (exact moments, no noise: the maps alone)."""
+    from dpcd.ci.gcm import noisy_gcm_test
+
+    rng = np.random.default_rng(11)
+    z = rng.normal(0, 1, 40_000)
+    data = np.column_stack([z + 0.3 * rng.normal(0, 1, z.size), z + 0.3 * rng.normal(0, 1, z.size), z]) / 6
+    p_values = {}
+    for how in ("tanh", "clamp"):
+        release = feature_release(data, epsilon_total=math.inf, delta=1e-6, rng=np.random.default_rng(0),
+                                  spread_map=how, conditioning_degree=5)
+        p_values[how] = noisy_gcm_test(release.covariance, release.mean, data.shape[0], 0.0, 0, 1, (2,),
+                                       degree=2, conditioning_degree=5, weights=release.weights,
+                                       rng=np.random.default_rng(1), n_boot=200)
+    assert p_values["clamp"] < 0.01 < p_values["tanh"]
+
+
 @pytest.mark.parametrize("arguments, name", [({"spread_share": 1.0}, "spread_share"),
                                              ({"spread_share": -0.1}, "spread_share"),
-                                             ({"spread_k": 0.0}, "spread_k")])
+                                             ({"spread_k": 0.0}, "spread_k"),
+                                             ({"spread_map": "erf"}, "spread_map"),
+                                             ({"spread_map": "erf", "spread_share": 0.0}, "spread_map")])
 def test_bad_spread_arguments_are_named(arguments, name):
     with pytest.raises(ValueError, match=name):
         gcm_pc(np.zeros((20, 2)), bounds=[(-1, 1)] * 2, epsilon_total=1.0, rng=0, **arguments)

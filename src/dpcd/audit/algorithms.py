@@ -620,13 +620,12 @@ class ExactSpreadGCM:
 
     def __call__(self, data: Any, rng: Any) -> frozenset:
         from ..discovery.gcm_pc import DEFAULT_SPREAD_K
-        from ..privacy.spread import spread_edges
-        from ..schema import scale_to_box
+        from ..privacy.spread import spread_edges, spread_map
 
         box = np.clip(np.asarray(data, dtype=np.float64), -1.0, 1.0)
         # the mistake: the box read from the data's exact moments, without noise or charge
         edges = spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K, min_width=1e-9)
-        return _gcm_graph(scale_to_box(box, edges), epsilon_total=self.epsilon_total, delta=self.delta,
+        return _gcm_graph(spread_map(box, edges), epsilon_total=self.epsilon_total, delta=self.delta,
                           alpha=self.alpha, max_order=self.max_order, rng=rng)
 
 
