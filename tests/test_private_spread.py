@@ -86,11 +86,20 @@ def test_the_smooth_map_is_one_to_one_and_the_clamp_is_not():
     assert spread_map(np.zeros((1, 1)), edges)[0, 0] == 0.0 and smooth[1200, 0] == pytest.approx(np.tanh(1.0))
     with pytest.raises(ValueError, match="how"):
         spread_map(column, edges, how="erf")
+    for bad in (np.array([[0.2, -0.2]]), np.array([[0.1, 0.1]]), np.array([[-0.2, 0.2], [-0.2, 0.2]])):
+        with pytest.raises(ValueError, match="edges"):   # reversed, empty, or one pair too many
+            spread_map(column, bad)
+    from dpcd.privacy import PrivacyLedger
+    from dpcd.privacy.spread import narrow_and_charge
+
+    with pytest.raises(ValueError, match="how"):        # named even when the stage is off
+        narrow_and_charge(column, PrivacyLedger("replace"), mu=1.0, share=0.0, k=1.0, delta=1e-6,
+                          rng=np.random.default_rng(0), charge="spreads", how="erf")
 
 
 def test_the_smooth_map_keeps_a_conditional_independence_that_clamping_breaks():
     """X = Z + e, Y = Z + e', X ⫫ Y | Z: in a narrow box the clamped Z hides its tails, and X's and Y's residuals
-    share them; the one-to-one map keeps the null (exact moments, no noise: the maps alone)."""
+    share them; the strictly increasing map keeps the null (exact moments, no noise: the maps alone)."""
     from dpcd.ci.gcm import noisy_gcm_test
 
     rng = np.random.default_rng(11)

@@ -36,9 +36,9 @@ at μ₁ = μ√s (μ₁-GDP, that module's Theorem), and the feature moments be
 released at μ₂ = μ√(1 − s) from the records mapped through the narrowed box —
 a box fixed by the first release, so the second is μ₂-GDP for every value of
 it; the two compose to √(μ₁² + μ₂²) = μ-GDP [DRS22, Cor. 3.3]. With s = 0,
-μ₂ = μ and the box is the public one. In either box a record is mapped to
-f ∈ [−1, 1]^D, D = p·d, by the box
-and the Chebyshev polynomials (|T_k(u)| ≤ 1 on [−1, 1]), and weighted by the
+μ₂ = μ and the box is the public one. In either case a record is mapped to
+f ∈ [−1, 1]^D, D = p·d, by :func:`dpcd.privacy.spread.spread_map` (tanh or
+clamp; its values lie in [−1, 1] for every box) and the Chebyshev polynomials (|T_k(u)| ≤ 1 on [−1, 1]), and weighted by the
 public weights w (1 for T_1, ``feature_weight`` for the others,
 :func:`feature_weights`): v = w ∘ f, |v_i| ≤ w_i. The released vector
 (Σ v_i; Σ v_i v_j, i ≤ j) changes, when one record is replaced, by at most 2w_i
@@ -130,8 +130,8 @@ not lost. Chosen from trial runs on data sets other than the notebooks' draws (P
 SPREAD_CHARGE = "GCM-PC column spreads"
 THEOREM = ("two Gaussian mechanisms composed to mu-GDP (Dong, Roth & Su 2022, Thm. 2.7, Cor. 3.3 and 2.13): the "
            "columns' sums and sums of squares in the public box (L2 sensitivity 2 sqrt(p), mu sqrt(spread_share)), "
-           "which narrow each column's box, then the sums and second moments of the records' weighted Chebyshev "
-           "features in that box (L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights, mu sqrt(1 - spread_share)) "
+           "which fix each column's box, then the sums and second moments of the weighted Chebyshev features of the "
+           "records mapped into [-1, 1] by that box (L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights, mu sqrt(1 - spread_share)) "
            "under replace-one; the GCM tests, their bootstrap and the orientation are post-processing")
 
 
@@ -244,8 +244,8 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
            degree: int = DEFAULT_DEGREE, conditioning_degree: int = DEFAULT_CONDITIONING_DEGREE,
            feature_weight: float = DEFAULT_FEATURE_WEIGHT, spread_share: float = DEFAULT_SPREAD_SHARE,
            spread_k: float = DEFAULT_SPREAD_K, spread_map: str = DEFAULT_SPREAD_MAP, max_order: int | None = None,
-           max_tests: int | None = None,
-           n_boot: int = DEFAULT_BOOTSTRAP, node_names: Sequence[str] | None = None) -> PCResult:
+           max_tests: int | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
+           node_names: Sequence[str] | None = None) -> PCResult:
     """GCM-PC on numeric ``data`` with public ``bounds``: a CPDAG whose run is (``epsilon_total``, ``delta``)-DP.
 
     Parameters
@@ -265,8 +265,9 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
         (:mod:`dpcd.privacy.spread`); 0 releases the moments in the public box.
     spread_k : the narrowed box of each column is its private mean ± ``spread_k`` private standard deviations
         (within the public bounds).
-    spread_map : how records enter the narrowed box (:func:`dpcd.privacy.spread.spread_map`): ``"tanh"`` (one-to-one,
-        keeps conditional independence) or ``"clamp"`` (values outside clamped).
+    spread_map : how records enter the narrowed box (:func:`dpcd.privacy.spread.spread_map`): ``"tanh"`` (strictly
+        increasing: keeps the conditional independences of the columns as clamped to their public bounds) or
+        ``"clamp"`` (values outside the box clamped, which can break X ⫫ Y | S through S's tails).
     max_order, max_tests : as in :func:`dpcd.discovery.pc.pc` (the tests cost no budget).
     n_boot : bootstrap draws per test.
     node_names : as in :func:`dpcd.discovery.pc.pc`.
@@ -300,8 +301,8 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     return replace(result, info={"algorithm": "gcm_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "degree": degree, "conditioning_degree": conditioning_degree,
                                  "feature_weight": feature_weight, "spread_share": spread_share,
-                                 "spread_k": spread_k, "spread_map": spread_map, "features": dimension, "mu": release.mu, "sigma": sigma,
-                                 "n_computed": len(decider.p_values)})
+                                 "spread_k": spread_k, "spread_map": spread_map, "features": dimension,
+                                 "mu": release.mu, "sigma": sigma, "n_computed": len(decider.p_values)})
 
 
 GCM_PC = PrivateAlgorithm(
