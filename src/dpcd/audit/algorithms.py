@@ -655,8 +655,9 @@ def _gcm_pc(epsilon: float, rng: np.random.Generator, size: str, broken: bool = 
 def gcm_spread_case(epsilon: float, rng: np.random.Generator, size: str, broken: bool = False) -> AuditCase:
     """GCM-PC's private spread stage (:mod:`dpcd.privacy.spread`) on a pair built for it: the records lie within
     0.1 % of the box's half-width around its centre, with X1 depending on X0 — an exact-spread box would blow them up
-    (one standard deviation to ±tanh 1 ≈ ±0.76) and find the edge — and one record is replaced by a corner, which multiplies every column's
-    standard deviation about thirty-fold, so an uncharged box shrinks the data back below the noise."""
+    (one standard deviation to ±tanh 1 ≈ ±0.76) and find the edge — and one record is replaced by a corner, which
+    multiplies every column's standard deviation about thirty-fold, so an uncharged box shrinks the data back below
+    the noise."""
     delta = 1e-6
     data = _box_data(rng, _size(size, 1000, 2000, 4000)) * 0.001
     pair = outlier_pair(data, bound=1.0, x=0, y=1, relation="replace")

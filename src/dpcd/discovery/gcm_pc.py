@@ -38,8 +38,8 @@ a box fixed by the first release, so the second is μ₂-GDP for every value of
 it; the two compose to √(μ₁² + μ₂²) = μ-GDP [DRS22, Cor. 3.3]. With s = 0,
 μ₂ = μ and the box is the public one. In either case a record is mapped to
 f ∈ [−1, 1]^D, D = p·d, by :func:`dpcd.privacy.spread.spread_map` (tanh or
-clamp; its values lie in [−1, 1] for every box) and the Chebyshev polynomials (|T_k(u)| ≤ 1 on [−1, 1]), and weighted by the
-public weights w (1 for T_1, ``feature_weight`` for the others,
+clamp; its values lie in [−1, 1] for every box) and the Chebyshev polynomials
+(|T_k(u)| ≤ 1 on [−1, 1]), and weighted by the public weights w (1 for T_1, ``feature_weight`` for the others,
 :func:`feature_weights`): v = w ∘ f, |v_i| ≤ w_i. The released vector
 (Σ v_i; Σ v_i v_j, i ≤ j) changes, when one record is replaced, by at most 2w_i
 in each sum, 2w_i w_j in each cross moment and w_i² in each square, so its L2
@@ -97,7 +97,7 @@ from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
 from ..privacy.moments import moment_release_worst_case, noisy_moments, weighted_moment_sensitivity
 from ..privacy.relation import REPLACE_ONE, WorstCase
-from ..privacy.spread import DEFAULT_SPREAD_MAP, SPREAD_MAPS, narrow_and_charge, private_spread_box
+from ..privacy.spread import DEFAULT_SPREAD_MAP, check_spread_map, narrow_and_charge, private_spread_box
 from ..schema import public_bounds, scale_to_box
 from ..validation import (
     RngLike,
@@ -131,7 +131,8 @@ SPREAD_CHARGE = "GCM-PC column spreads"
 THEOREM = ("two Gaussian mechanisms composed to mu-GDP (Dong, Roth & Su 2022, Thm. 2.7, Cor. 3.3 and 2.13): the "
            "columns' sums and sums of squares in the public box (L2 sensitivity 2 sqrt(p), mu sqrt(spread_share)), "
            "which fix each column's box, then the sums and second moments of the weighted Chebyshev features of the "
-           "records mapped into [-1, 1] by that box (L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights, mu sqrt(1 - spread_share)) "
+           "records mapped into [-1, 1] by that box (L2 sensitivity sqrt(4 S2 + 2 S2^2 - S4) of the weights, "
+           "mu sqrt(1 - spread_share)) "
            "under replace-one; the GCM tests, their bootstrap and the orientation are post-processing")
 
 
@@ -211,8 +212,7 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
     box = np.clip(np.asarray(box, dtype=np.float64), -1.0, 1.0)
     spread_share = check_probability(spread_share, "spread_share", open_low=False)
     spread_k = check_positive(spread_k, "spread_k")
-    if spread_map not in SPREAD_MAPS:
-        raise ValueError(f"spread_map must be one of {list(SPREAD_MAPS)}, got {spread_map!r}")
+    spread_map = check_spread_map(spread_map, "spread_map")
     feature_weight = check_probability(feature_weight, "feature_weight", open_high=False)
     conditioning_degree = check_int(conditioning_degree, "conditioning_degree", minimum=1)
     weights = feature_weights(box.shape[1], conditioning_degree, feature_weight)

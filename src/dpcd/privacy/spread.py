@@ -9,8 +9,8 @@ standard deviation s_j from that noisy release, and maps every record into
 [−1, 1] again by the box [m_j − k·s_j, m_j + k·s_j] ∩ [−1, 1] (:func:`spread_map`):
 by default smoothly, u = tanh((x − c_j)/h_j) with the box's centre c_j and
 half-width h_j — strictly increasing, so values outside the box are compressed,
-not merged — or by clamping to the box and scaling it onto [−1, 1]. The box is a function of the release alone,
-so every later step may treat it as public.
+not merged — or by clamping to the box and scaling it onto [−1, 1]. The box is
+a function of the release alone, so every later step may treat it as public.
 
 Privacy
 -------
@@ -43,7 +43,8 @@ clamped to its public bounds, so X ⫫ Y | Z holds for the mapped columns exactl
 when it holds for the clamped ones (values beyond the public bounds, and in
 floating point beyond about 19 half-widths from the centre, stay merged).
 Clamping Z to the narrow box hides where Z lies in its tails and leaves there
-a dependence of X and Y that a test with enough rows and budget finds (linear-Gaussian data, 20 columns, 10⁵ rows, three data sets: GCM-PC's
+a dependence of X and Y that a test with enough rows and budget finds
+(linear-Gaussian data, 20 columns, 10⁵ rows, three data sets: GCM-PC's
 skeleton F1 fell from 0.905 at ε = 1 to 0.871 at ε = 10 with clamping at
 k = 1.5; with the smooth map at k = 1 it is 0.900 and 0.914). The test's level
 still depends on how well its regressions fit E[· | Z] after the map. k trades
@@ -75,7 +76,7 @@ from .ledger import PrivacyLedger
 from .mechanisms import gdp_gaussian_mechanism
 
 __all__ = ["spread_sensitivity", "private_spread_box", "spread_edges", "spread_map", "split_mu", "narrow_and_charge",
-           "DEFAULT_MIN_WIDTH", "SPREAD_MAPS", "DEFAULT_SPREAD_MAP"]
+           "check_spread_map", "DEFAULT_MIN_WIDTH", "SPREAD_MAPS", "DEFAULT_SPREAD_MAP"]
 
 DEFAULT_MIN_WIDTH = 0.05
 """Narrowest box (as a share of [−1, 1]'s width 2) that a column may be given: a noisy spread near zero must not
@@ -125,7 +126,7 @@ def private_spread_box(box: np.ndarray, *, mu: float, k: float, rng: RngLike, mi
     if box.ndim != 2 or box.shape[0] < 1 or box.shape[1] < 1:
         raise ValueError(f"box must be a non-empty 2-D array (records × columns), got shape {box.shape}")
     k = check_positive(k, "k")
-    how = _check_map(how)
+    how = check_spread_map(how)
     min_width = check_probability(min_width, "min_width")
     n, p = box.shape
     clamped = np.clip(box, -1.0, 1.0)
@@ -139,16 +140,21 @@ def private_spread_box(box: np.ndarray, *, mu: float, k: float, rng: RngLike, mi
     return spread_map(clamped, edges, how=how), edges
 
 
-def _check_map(how: str) -> str:
+def check_spread_map(how: str, name: str = "how") -> str:
+    """``how`` if it is one of :data:`SPREAD_MAPS`, else a ValueError naming the argument ``name``.
+
+    >>> check_spread_map("tanh")
+    'tanh'
+    """
     if how not in SPREAD_MAPS:
-        raise ValueError(f"how must be one of {list(SPREAD_MAPS)}, got {how!r}")
+        raise ValueError(f"{name} must be one of {list(SPREAD_MAPS)}, got {how!r}")
     return how
 
 
 def spread_map(box: np.ndarray, edges: np.ndarray, *, how: str = DEFAULT_SPREAD_MAP) -> np.ndarray:
     """Records of ``box`` (in [−1, 1]) mapped into [−1, 1] by the box ``edges`` (p × 2): ``"tanh"``, u =
-    tanh((x − c)/h) with the box's centre c and half-width h (strictly increasing; the box's edges go to ±tanh 1 ≈ ±0.76),
-    or ``"clamp"``, the box scaled onto [−1, 1] and values outside clamped.
+    tanh((x − c)/h) with the box's centre c and half-width h (strictly increasing; the box's edges go to
+    ±tanh 1 ≈ ±0.76), or ``"clamp"``, the box scaled onto [−1, 1] and values outside clamped.
 
     >>> edges = np.array([[-0.5, 0.5]])
     >>> spread_map(np.array([[0.0], [0.5], [1.0]]), edges).round(3).ravel().tolist()
@@ -156,7 +162,7 @@ def spread_map(box: np.ndarray, edges: np.ndarray, *, how: str = DEFAULT_SPREAD_
     >>> spread_map(np.array([[0.0], [0.5], [1.0]]), edges, how="clamp").ravel().tolist()
     [0.0, 1.0, 1.0]
     """
-    how = _check_map(how)
+    how = check_spread_map(how)
     box, edges = np.asarray(box, dtype=np.float64), np.asarray(edges, dtype=np.float64)
     if box.ndim != 2 or edges.shape != (box.shape[1], 2) or not np.all(edges[:, 1] > edges[:, 0]):
         raise ValueError(f"edges must be one (lower, upper) pair with lower < upper per column of box "
@@ -194,7 +200,7 @@ def narrow_and_charge(box: np.ndarray, ledger: PrivacyLedger, *, mu: float, shar
     release gets μ₂ = μ·√(1 − share), so that the two compose to μ-GDP (module Theorem).
     """
     share = check_probability(share, "share", open_low=False)
-    how = _check_map(how)
+    how = check_spread_map(how)
     if share == 0.0:
         return box, mu, None
     first, second = split_mu(mu, share)
