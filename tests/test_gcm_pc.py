@@ -9,13 +9,22 @@ import numpy as np
 import pytest
 
 import dpcd
+from dpcd import audit
 from dpcd.ci.gcm import chebyshev_features, feature_columns, gcm_test, noisy_gcm_test
 from dpcd.datasets import random_dag, sample_linear_gaussian, sample_nonlinear
-from dpcd.discovery.gcm_pc import GCM_PC, feature_weights, gcm_pc, worst_case
+from dpcd.discovery.gcm_pc import GCM_PC, auto_norm_clip, feature_release, feature_weights, gcm_pc, worst_case
 from dpcd.forecast import choose_by_forecast
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import gdp_mu
-from dpcd.privacy.moments import noisy_moments, weighted_moment_sensitivity
+from dpcd.privacy.moments import (
+    clip_record_norms,
+    moment_vector,
+    noisy_moments,
+    norm_moment_sensitivity,
+    release_sensitivity,
+    weighted_moment_sensitivity,
+)
+from dpcd.privacy.spread import private_spread_box
 from dpcd.schema import Schema
 
 
@@ -48,6 +57,75 @@ def test_release_sensitivity_bounds_every_pair_of_records_found_by_a_search():
     bound = weighted_moment_sensitivity(weights)
     assert distances.max() <= bound
     assert distances.max() >= 0.5 * bound  # and the bound is not loose by more than a factor 2 here
+
+
+def test_norm_clipped_release_sensitivity_bounds_every_pair_found_by_a_search():
+    # records on a grid of the box and random records, weighted and scaled onto the ball of a public radius: no two
+    # of them move the released vector further than the stated sensitivity, which is below the coordinate bound
+    degree, p = 3, 2
+    weights = feature_weights(p, degree, 0.25)
+    radius = math.sqrt(0.5 * float(np.sum(weights ** 2)))
+    grid = np.linspace(-1, 1, 9)
+    records = np.vstack([np.array(list(itertools.product(grid, repeat=p))),
+                         np.random.default_rng(0).uniform(-1, 1, size=(300, p))])
+    features = chebyshev_features(records, degree)
+    vectors = np.array([moment_vector(row[None, :], weights, radius) for row in features])
+    distances = np.sqrt(((vectors[:, None, :] - vectors[None, :, :]) ** 2).sum(axis=-1))
+    bound = release_sensitivity(weights, radius)
+    assert bound == norm_moment_sensitivity(radius) < weighted_moment_sensitivity(weights)
+    assert distances.max() <= bound
+    assert distances.max() >= 0.5 * bound
+    scaled = clip_record_norms(features * weights, radius)
+    assert np.all(np.linalg.norm(scaled, axis=1) <= radius * (1 + 1e-12))
+    assert np.all(np.abs(scaled) <= weights + 1e-12)  # scaling keeps the coordinate bounds
+
+
+def test_auto_norm_clip_is_a_function_of_public_settings_and_runs_report_it():
+    clips = [auto_norm_clip(p) for p in (1, 2, 5, 20, 37, 200)]
+    assert clips[:2] == [1.0, 1.0] and all(0.4 < c <= 1.0 for c in clips)
+    assert all(a >= b for a, b in zip(clips, clips[1:]))  # more columns: the squared norm concentrates
+    sample = sample_linear_gaussian(random_dag(6, 0.4, 2), 5_000, 3)
+    run = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0)
+    assert run.info["norm_clip"] == auto_norm_clip(6)
+    moments = run.ledger.entries[-1]
+    radius = math.sqrt(auto_norm_clip(6) * float(np.sum(feature_weights(6, 5, 0.25) ** 2)))
+    assert moments.sensitivity == pytest.approx(norm_moment_sensitivity(radius))
+    assert gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0, spread_share=0.0
+                  ).info["norm_clip"] == 1.0  # the reference assumes the spread stage
+    # c = 1 moves no record, and the norm bound at the largest norm √S₂ is still below the coordinate-wise one
+    whole = math.sqrt(float(np.sum(feature_weights(6, 5, 0.25) ** 2)))
+    unclipped = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0, norm_clip=1.0)
+    assert unclipped.ledger.entries[-1].sensitivity == pytest.approx(norm_moment_sensitivity(whole))
+    assert norm_moment_sensitivity(whole) < weighted_moment_sensitivity(feature_weights(6, 5, 0.25))
+    for bad in ["half", 0.0, 1.5]:
+        with pytest.raises(ValueError, match="norm_clip"):
+            gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0, norm_clip=bad)
+
+
+def test_the_norm_clip_leaves_the_exact_tests_level_as_it_was():
+    # twelve columns: a heavy-tailed Z, X and Y functions of Z with independent noise, nine near-copies of Z — in the
+    # tails every column is extreme at once, so the auto ball (c = 0.75) shrinks about 7 % of the records; on exact
+    # moments after the spread stage the rejection rate of the true X _||_ Y | Z stays where it is without the clip
+    rng = np.random.default_rng(5)
+    runs, n = 120, 3_000
+    rates = {"auto": 0, 1.0: 0}
+    shrunk = []
+    weights = feature_weights(12, 5, 0.25)
+    for _ in range(runs):
+        z = np.clip(rng.laplace(0.0, 0.15, n), -1, 1)
+        x = 0.6 * np.tanh(3 * z) + 0.25 * rng.uniform(-1, 1, n)
+        y = z ** 2 + 0.25 * rng.uniform(-1, 1, n)
+        box = np.clip(np.column_stack([x, y, z] + [z + 0.05 * rng.uniform(-1, 1, n) for _ in range(9)]), -1, 1)
+        mapped, _ = private_spread_box(box, mu=math.inf, k=1.0, rng=rng)
+        norms = ((chebyshev_features(mapped, 5) * weights) ** 2).sum(axis=1)
+        shrunk.append(np.mean(norms > auto_norm_clip(12) * np.sum(weights ** 2)))
+        for clip in rates:
+            release = feature_release(box, epsilon_total=math.inf, delta=1e-6, rng=rng, norm_clip=clip)
+            p = noisy_gcm_test(release.covariance, release.mean, n, 0.0, 0, 1, (2,), weights=release.weights, rng=rng,
+                               n_boot=100)
+            rates[clip] += p <= 0.05
+    assert np.mean(shrunk) >= 0.03, np.mean(shrunk)
+    assert abs(rates["auto"] - rates[1.0]) / runs <= 0.05, rates
 
 
 def _null_pair(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -144,3 +222,10 @@ def test_discover_releases_gcm_pc_on_a_mixed_table_and_auto_reads_only_the_schem
     assert one.algorithm == two.algorithm == spec_a.name
     assert GCM_PC.name in dpcd.registry.AUTO_CANDIDATES["numeric"]
     assert isinstance(found.result.info["sigma"], float)
+
+
+def test_the_audit_flags_moments_that_claim_the_balls_sensitivity_without_scaling_and_not_the_clip_itself():
+    correct, broken = audit.norm_clip_cases(epsilon=1.0, delta=1e-5, rng=0)
+    assert broken.expect_violation and not correct.expect_violation
+    assert audit.run_case(broken, n_runs=40_000, rng=1).violation
+    assert not audit.run_case(correct, n_runs=40_000, rng=1).violation

@@ -6,6 +6,8 @@
 * :func:`sieve_case` — Priv-PC's sieve-and-examine on mean queries;
 * :func:`spread_cases` — the private spread box of GCM-PC's first stage, and a variant with noise for half its
   sensitivity;
+* :func:`norm_clip_cases` — the moment release of records scaled onto a public L2 ball (GCM-PC's norm clip), and a
+  variant that claims the ball's sensitivity without scaling the records;
 * :func:`broken_cases` — mechanisms with a known flaw (noise halved,
   sensitivity under-stated, one noise draw re-used by a sparse vector) that
   the auditor must flag.
@@ -38,7 +40,7 @@ from .events import Event, equals, threshold_events
 from .neighbours import add_record, replace_record
 from .runner import AuditCase
 
-__all__ = ["mechanism_cases", "broken_cases", "sieve_case", "spread_cases"]
+__all__ = ["mechanism_cases", "broken_cases", "sieve_case", "spread_cases", "norm_clip_cases"]
 
 
 @dataclass(frozen=True)
@@ -368,3 +370,69 @@ def spread_cases(*, epsilon: float = 1.0, delta: float = 1e-5, n_records: int = 
             AuditCase("BROKEN private spread box, noise for half the sensitivity", _SpreadCentre(mu, 1.5, 2.0), pair,
                       events, epsilon, delta, False, note="2 mu: the squares' bound sqrt(p) only",
                       expect_violation=True)]
+
+
+@dataclass(frozen=True)
+class _ClippedMomentProjection:
+    """The noisy moment release of :func:`dpcd.privacy.moments.noisy_moments` — the exact vector
+    (:func:`~dpcd.privacy.moments.moment_vector`, records scaled onto the ball of L2 ``radius``) plus the Gaussian
+    mechanism with the ball's sensitivity at ``mu`` — read along the unit ``direction`` in which the pair's exact
+    releases differ (the likelihood ratio of a Gaussian release is a function of that projection); vectorised.
+    With ``clip=False`` the records are not scaled but the noise stays the ball's (the broken variant)."""
+
+    mu: float
+    radius: float
+    direction: tuple[float, ...]
+    clip: bool = True
+
+    def __call__(self, data, rng, size):
+        from ..privacy.mechanisms import gdp_gaussian_mechanism
+        from ..privacy.moments import moment_vector, release_sensitivity
+
+        records = np.asarray(data, dtype=np.float64)
+        exact = moment_vector(records, radius=self.radius if self.clip else None)  # the mistake: clip=False
+        sensitivity = release_sensitivity(np.ones(records.shape[1]), self.radius)
+        noisy = gdp_gaussian_mechanism(np.broadcast_to(exact, (size, exact.size)), sensitivity=sensitivity,
+                                       mu=self.mu, rng=rng)
+        return noisy @ np.asarray(self.direction)
+
+
+def norm_clip_cases(*, epsilon: float = 1.0, delta: float = 1e-5, n_records: int = 200, dimension: int = 16,
+                    rng: RngLike = 0) -> list[AuditCase]:
+    """The moment release of records scaled onto the L2 ball of radius R = √(``dimension``/4) (GCM-PC's norm clip,
+    :mod:`dpcd.privacy.moments`), claimed (ε, δ) at μ = ``gdp_mu(ε, δ)`` with sensitivity √(4R² + R⁴ + R²), and a
+    variant with the same noise whose records are **not** scaled onto the ball, which must be flagged.
+
+    Records in [−0.2, 0.2]^D; D′ replaces the record (1, …, 1) (norm √D = 2R) by (1, −1, 1, −1, …): unscaled,
+    the release moves by √(2D + D²) — √8 times the ball's sensitivity at D = 16 — and scaled onto the ball by
+    √(24/36) of it (the largest move between two records of the ball and of [−1, 1]^16 is about √(28.8/36) of it). The output is the noisy release projected on the direction of the pair's exact difference
+    (each variant's own), and the events are thresholds on it.
+    """
+    from ..privacy.gdp import gdp_mu
+    from ..privacy.moments import moment_vector, release_sensitivity
+
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    n_records = check_int(n_records, "n_records", minimum=2)
+    dimension = check_int(dimension, "dimension", minimum=2)
+    radius = float(np.sqrt(dimension / 4.0))
+    records = as_rng(rng).uniform(-0.2, 0.2, size=(n_records, dimension))
+    records[0] = 1.0
+    signs = np.where(np.arange(dimension) % 2 == 0, 1.0, -1.0)
+    pair = replace_record(records, 0, signs, description="one record (1, ..., 1) replaced by (1, -1, 1, -1, ...)")
+    mu = gdp_mu(epsilon, delta)
+    sigma = release_sensitivity(np.ones(dimension), radius) / mu
+    cases = []
+    for clip, name, flawed in [(True, "Norm-clipped moments", False),
+                               (False, "BROKEN norm-clipped moments, records not scaled onto the ball", True)]:
+        used = radius if clip else None
+        first, second = (moment_vector(d, radius=used) for d in (pair.data, pair.neighbour))
+        direction = (second - first) / np.linalg.norm(second - first)
+        centre = float(first @ direction) + 0.5 * float(np.linalg.norm(second - first))
+        spread = 5.0 * sigma + 0.5 * float(np.linalg.norm(second - first))
+        cases.append(AuditCase(name, _ClippedMomentProjection(mu, radius, tuple(direction.tolist()), clip), pair,
+                               _threshold_grid(centre, spread), epsilon, delta, True,
+                               note=f"Gaussian at mu-GDP, Delta = sqrt(4 R^2 + R^4 + R^2), R = {radius:g}"
+                                    + ("; records not scaled" if flawed else ""),
+                               expect_violation=flawed))
+    return cases
