@@ -24,10 +24,13 @@ and the test settings.
 ``delta`` = δ is (ε, δ)-DP under replace-one.
 
 *Proof.* A record x of the box [−1, 1]^p contributes v(x) = (x_i; x_i x_j,
-i < j; x_i²) to the released sums. For two records x, y every coordinate of
-v(x) − v(y) is at most 2 in absolute value except the squares, at most 1, so
-‖v(x) − v(y)‖₂² ≤ 4p + 4·p(p − 1)/2 + p = 2p² + 3p: the L2 sensitivity of the
-release under replace-one is Δ = √(2p² + 3p) (:func:`moment_sensitivity`).
+i < j; x_i²) to the released sums. For two records x, y (‖x‖₂², ‖y‖₂² ≤ p) the
+sums move by ‖x − y‖₂² ≤ 4p, and the second moments by the upper triangle, with
+the diagonal, of M = xxᵀ − yyᵀ, whose squared length ½(‖M‖_F² + Σ_i M_ii²) is
+at most ½(2p² + 2p), as ‖M‖_F² = ‖x‖⁴ + ‖y‖⁴ − 2(x·y)² ≤ 2p² and Σ_i M_ii² ≤
+Σ_i x_i⁴ + y_i⁴ ≤ ‖x‖² + ‖y‖² ≤ 2p: the L2 sensitivity of the release under
+replace-one is Δ = √(p² + 5p) (:func:`moment_sensitivity`,
+:mod:`dpcd.privacy.moments`; the coordinate-wise bound √(2p² + 3p) is larger).
 Adding N(0, (Δ/μ)²) to each number is μ-GDP [DRS22, Thm. 2.7], and μ =
 ``gdp_mu(ε, δ)`` makes it (ε, δ)-DP [DRS22, Cor. 2.13]. The covariance, the
 tests and their bootstrap draws, the tree protection and the orientation read
@@ -85,7 +88,7 @@ RELATION = REPLACE_ONE
 PUBLIC = ("n", "bounds")
 DEFAULT_BOOTSTRAP = 300
 THEOREM = ("one Gaussian mechanism on the column sums and second moments of records in the public box, L2 "
-           "sensitivity sqrt(2p^2 + 3p) under replace-one (Dong, Roth & Su 2022, Thm. 2.7, Cor. 2.13); tests, "
+           "sensitivity sqrt(p^2 + 5p) under replace-one (Dong, Roth & Su 2022, Thm. 2.7, Cor. 2.13); tests, "
            "bootstrap and orientation are post-processing")
 
 

@@ -1,12 +1,14 @@
 """One Gaussian mechanism on the sums and second moments of records in the box [−1, 1]^p (replace one record).
 
 A record x of the box contributes v(x) = (x_i; x_i x_j, i < j; x_i²) to the
-released sums. For two records every coordinate of v(x) − v(y) is at most 2
-in absolute value except the squares, at most 1, so ‖v(x) − v(y)‖₂² ≤ 4p +
-4·p(p − 1)/2 + p = 2p² + 3p: the L2 sensitivity under replace-one is
-√(2p² + 3p) (:func:`moment_sensitivity`), and N(0, (Δ/μ)²) per released number
-is μ-GDP (Dong, Roth & Su 2022, Thm. 2.7). Used by Moment-PC (columns) and
-GCM-PC (bounded features of the columns).
+released sums. Coordinate by coordinate, v(x) − v(y) is at most 2 in absolute
+value except the squares, at most 1, which gives ‖v(x) − v(y)‖₂² ≤ 2p² + 3p
+(:func:`weighted_moment_sensitivity`); but not every cross moment can move by 2
+at once: a record of the box has ‖x‖₂² ≤ p, and the bound for records of
+bounded norm below (R² = p, b = 1) gives p² + 5p, smaller for p ≥ 2 — the L2
+sensitivity under replace-one is √(p² + 5p) (:func:`moment_sensitivity`), and
+N(0, (Δ/μ)²) per released number is μ-GDP (Dong, Roth & Su 2022, Thm. 2.7).
+Used by Moment-PC (columns) and GCM-PC (bounded features of the columns).
 
 **Records of bounded norm.** If every record r is first scaled onto the ball
 ‖r‖₂ ≤ R (:func:`clip_record_norms`: r ↦ r·min(1, R/‖r‖₂), a fixed map of one
@@ -42,22 +44,24 @@ __all__ = ["moment_sensitivity", "weighted_moment_sensitivity", "norm_moment_sen
 
 
 def moment_sensitivity(p: int) -> float:
-    """Replace-one L2 sensitivity of (sums, second moments with the diagonal) of records of [−1, 1]^p: √(2p² + 3p).
+    """Replace-one L2 sensitivity of (sums, second moments with the diagonal) of records of [−1, 1]^p: √(p² + 5p)
+    (the bound of records of norm ≤ √p, :func:`norm_moment_sensitivity`; at most the coordinate-wise √(2p² + 3p)).
 
     >>> round(moment_sensitivity(20), 3)
-    29.326
+    22.361
     """
     p = check_int(p, "p", minimum=1)
-    return math.sqrt(2.0 * p * p + 3.0 * p)
+    return min(math.sqrt(2.0 * p * p + 3.0 * p), norm_moment_sensitivity(math.sqrt(p)))
 
 
 def weighted_moment_sensitivity(weights: np.ndarray) -> float:
     """Replace-one L2 sensitivity of (sums, second moments with the diagonal) of records w ∘ x, x ∈ [−1, 1]^p.
 
     Coordinates move by at most 2w_i (sums), 2w_i w_j (cross moments) and w_i² (squares):
-    Δ² = 4 S₂ + 2 S₂² − S₄ with S₂ = Σ w_i², S₄ = Σ w_i⁴ (all ones: 2p² + 3p).
+    Δ² = 4 S₂ + 2 S₂² − S₄ with S₂ = Σ w_i², S₄ = Σ w_i⁴ (all ones: 2p² + 3p; :func:`release_sensitivity` takes
+    the smaller norm bound too).
 
-    >>> round(weighted_moment_sensitivity(np.ones(20)), 3) == round(moment_sensitivity(20), 3)
+    >>> weighted_moment_sensitivity(np.ones(20)) == math.sqrt(2 * 20 ** 2 + 3 * 20)
     True
     """
     w = np.asarray(weights, dtype=np.float64)
@@ -101,7 +105,7 @@ def release_sensitivity(weights: np.ndarray, radius: float | None = None) -> flo
     the ball of L2 ``radius``: the smaller of :func:`weighted_moment_sensitivity` and
     :func:`norm_moment_sensitivity` with b the largest weight (both hold for a scaled record).
 
-    >>> release_sensitivity(np.ones(20)) == moment_sensitivity(20)
+    >>> release_sensitivity(np.ones(20)) == math.sqrt(2 * 20 ** 2 + 3 * 20)
     True
     >>> release_sensitivity(np.ones(20), radius=math.sqrt(10.0)) == norm_moment_sensitivity(math.sqrt(10.0))
     True
@@ -142,7 +146,7 @@ def noisy_moments(box: np.ndarray, *, mu: float, rng: np.random.Generator,
     upper = np.triu_indices(p)
     w = np.ones(p) if weights is None else np.asarray(weights, dtype=np.float64)
     exact = moment_vector(box, w, radius)
-    sensitivity = release_sensitivity(w, radius)
+    sensitivity = moment_sensitivity(p) if weights is None and radius is None else release_sensitivity(w, radius)
     noisy = gdp_gaussian_mechanism(exact, sensitivity=sensitivity, mu=mu, rng=rng)
     second = np.zeros((p, p))
     second[upper] = noisy[p:]
