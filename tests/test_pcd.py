@@ -271,9 +271,14 @@ def test_paper_values_carry_the_claims_the_notebook_judges():
 
 def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
     from dpcd.ci.gcm import chebyshev_features
-    from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_SPREAD_K, DEFAULT_SPREAD_SHARE
+    from dpcd.discovery.gcm_pc import (
+        DEFAULT_CONDITIONING_DEGREE,
+        DEFAULT_SPREAD_K,
+        DEFAULT_SPREAD_SHARE,
+        auto_norm_clip,
+    )
     from dpcd.privacy.gdp import gdp_mu
-    from dpcd.privacy.moments import weighted_moment_sensitivity
+    from dpcd.privacy.moments import release_sensitivity, weighted_moment_sensitivity
     from dpcd.privacy.spread import spread_edges, spread_map
 
     data = sample_ci_case(300, 0)
@@ -285,7 +290,9 @@ def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
     assert np.allclose(covariance, np.cov(features.T, bias=True))
     _, noisy_mean, sigma, _ = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
     moments_mu = gdp_mu(1.0, pcd_gcm.GCM_DELTA) * math.sqrt(1 - DEFAULT_SPREAD_SHARE)  # after the spreads' share
-    assert sigma == pytest.approx(weighted_moment_sensitivity(weights) / moments_mu)
+    radius = math.sqrt(auto_norm_clip(data.shape[1]) * float(np.sum(weights ** 2)))  # the public norm clip
+    assert sigma == pytest.approx(release_sensitivity(weights, radius) / moments_mu)
+    assert sigma < weighted_moment_sensitivity(weights) / moments_mu
     assert not np.allclose(noisy_mean, mean)
     assert np.all(np.abs(data[:, :2]) <= 1.5) and np.all(np.abs(data[:, 2:]) <= 0.5)  # the bounds hold
 
