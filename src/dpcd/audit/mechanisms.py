@@ -405,8 +405,9 @@ def norm_clip_cases(*, epsilon: float = 1.0, delta: float = 1e-5, n_records: int
 
     Records in [−0.2, 0.2]^D; D′ replaces the record (1, …, 1) (norm √D = 2R) by (1, −1, 1, −1, …): unscaled,
     the release moves by √(2D + D²) — √8 times the ball's sensitivity at D = 16 — and scaled onto the ball by
-    √(24/36) of it (the largest move between two records of the ball and of [−1, 1]^16 is about √(28.8/36) of it). The output is the noisy release projected on the direction of the pair's exact difference
-    (each variant's own), and the events are thresholds on it.
+    √(24/36) of it (the largest move between two records of the ball and of [−1, 1]^16 is about √(28.8/36) of
+    it). The output is the noisy release projected on the direction of the pair's exact difference (each
+    variant's own), and the events are thresholds on it.
     """
     from ..privacy.gdp import gdp_mu
     from ..privacy.moments import moment_vector, release_sensitivity
