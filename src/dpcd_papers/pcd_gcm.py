@@ -94,8 +94,9 @@ def gcm_error_cell(*, n: int, case: str, rng: RngLike, epsilons: Sequence[float]
 def gcm_network_cell(*, network: str, n: int, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
                      alpha: float = 0.05, max_order: int | None = None, n_boot: int = 200) -> list[dict]:
     """One repetition of Fig. 2 for GCM-PC: data from the same nonlinear SEM as
-    :func:`dpcd_papers.pcd.network_cell` (fresh draws), one release per ε at that total budget (public bounds from the generating model,
-    :meth:`dpcd.datasets.Dataset.schema`), PC on its tests; ε = ∞: the same tests on exact moments (not private).
+    :func:`dpcd_papers.pcd.network_cell` (fresh draws), one release per ε at that total budget (public bounds from
+    the generating model, :meth:`dpcd.datasets.Dataset.schema`), PC on its tests; ε = ∞: the same tests on exact
+    moments (not private).
     """
     from dpcd.datasets import bnlearn_dag, sample_nonlinear
     from dpcd.graphs import dag_to_cpdag

@@ -20,8 +20,8 @@ whose squared length is ½(‖M‖_F² + Σ_i M_ii²) with ‖M‖_F² = ‖r‖
 Σ_i (r_i² − r′_i²)² ≤ Σ_i r_i⁴ + r′_i⁴ ≤ b²(‖r‖² + ‖r′‖²) ≤ 2b²R²: so
 Δ ≤ √(4R² + R⁴ + b²R²) (:func:`norm_moment_sensitivity`). Scaling a record
 down keeps every coordinate bound, so the smaller of this and the
-coordinate-wise bound holds (:func:`noisy_moments` with ``radius``, b the
-largest weight). The typical record of many
+coordinate-wise bound holds (:func:`release_sensitivity`: b the largest
+weight, R the radius, or √Σw_i² without one). The typical record of many
 columns has a squared norm well below the sum of its coordinates' squared
 bounds, so a radius between the two buys noise at the price of shrinking the
 few records beyond it.
@@ -45,13 +45,14 @@ __all__ = ["moment_sensitivity", "weighted_moment_sensitivity", "norm_moment_sen
 
 def moment_sensitivity(p: int) -> float:
     """Replace-one L2 sensitivity of (sums, second moments with the diagonal) of records of [−1, 1]^p: √(p² + 5p)
-    (the bound of records of norm ≤ √p, :func:`norm_moment_sensitivity`; at most the coordinate-wise √(2p² + 3p)).
+    (:func:`release_sensitivity` with unit weights: the bound of records of norm ≤ √p,
+    :func:`norm_moment_sensitivity`, at most the coordinate-wise √(2p² + 3p)).
 
     >>> round(moment_sensitivity(20), 3)
     22.361
     """
     p = check_int(p, "p", minimum=1)
-    return min(math.sqrt(2.0 * p * p + 3.0 * p), norm_moment_sensitivity(math.sqrt(p)))
+    return release_sensitivity(np.ones(p))
 
 
 def weighted_moment_sensitivity(weights: np.ndarray) -> float:
@@ -103,17 +104,21 @@ def clip_record_norms(records: np.ndarray, radius: float) -> np.ndarray:
 def release_sensitivity(weights: np.ndarray, radius: float | None = None) -> float:
     """L2 sensitivity of :func:`noisy_moments`' release with public ``weights`` and, if given, records scaled onto
     the ball of L2 ``radius``: the smaller of :func:`weighted_moment_sensitivity` and
-    :func:`norm_moment_sensitivity` with b the largest weight (both hold for a scaled record).
+    :func:`norm_moment_sensitivity` at R = min(``radius``, √S₂) with b the largest weight — every weighted record
+    of the box has squared norm at most S₂ = Σ w_i², so the norm bound holds without a radius too, and both bounds
+    hold for a scaled record.
 
-    >>> release_sensitivity(np.ones(20)) == math.sqrt(2 * 20 ** 2 + 3 * 20)
+    >>> release_sensitivity(np.ones(20)) == norm_moment_sensitivity(math.sqrt(20.0))
     True
     >>> release_sensitivity(np.ones(20), radius=math.sqrt(10.0)) == norm_moment_sensitivity(math.sqrt(10.0))
     True
     """
-    sensitivity = weighted_moment_sensitivity(weights)
-    if radius is None:
-        return sensitivity
-    return min(sensitivity, norm_moment_sensitivity(radius, float(np.max(np.asarray(weights, dtype=np.float64)))))
+    w = np.asarray(weights, dtype=np.float64)
+    sensitivity = weighted_moment_sensitivity(w)
+    reach = math.sqrt(float(np.sum(w ** 2)))
+    if radius is not None:
+        reach = min(reach, float(radius))
+    return min(sensitivity, norm_moment_sensitivity(reach, float(np.max(w))))
 
 
 def moment_vector(box: np.ndarray, weights: np.ndarray | None = None, radius: float | None = None) -> np.ndarray:
@@ -136,17 +141,17 @@ def noisy_moments(box: np.ndarray, *, mu: float, rng: np.random.Generator,
     """(noisy column sums, noisy second-moment matrix, noise σ) of records already in [−1, 1]^p: one μ-GDP release.
 
     ``weights`` (public, positive, one per column): the release is of the records w ∘ x, with
-    :func:`weighted_moment_sensitivity`, and the sums and moments are returned divided back by w_i and w_i w_j —
+    :func:`release_sensitivity`, and the sums and moments are returned divided back by w_i and w_i w_j —
     so column i's sum carries noise σ/w_i and moment (i, j) σ/(w_i w_j): a column with a small weight costs
     little sensitivity and is measured with more noise. ``radius`` (public): the weighted records are first scaled
-    onto the ball of that L2 radius (:func:`clip_record_norms`) and the sensitivity is the smaller of the
-    coordinate-wise bound and :func:`norm_moment_sensitivity` (module docstring).
+    onto the ball of that L2 radius (:func:`clip_record_norms`) and :func:`norm_moment_sensitivity` takes that
+    radius (module docstring).
     """
     n, p = box.shape
     upper = np.triu_indices(p)
     w = np.ones(p) if weights is None else np.asarray(weights, dtype=np.float64)
     exact = moment_vector(box, w, radius)
-    sensitivity = moment_sensitivity(p) if weights is None and radius is None else release_sensitivity(w, radius)
+    sensitivity = release_sensitivity(w, radius)
     noisy = gdp_gaussian_mechanism(exact, sensitivity=sensitivity, mu=mu, rng=rng)
     second = np.zeros((p, p))
     second[upper] = noisy[p:]
