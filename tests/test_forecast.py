@@ -152,6 +152,23 @@ def test_time_budget_bounds_the_repetitions(cancer_schema):
     assert lines == ["EM-PC at epsilon=1", "EM-PC at epsilon=2"]
 
 
+def test_auto_repetitions_come_from_public_sizes_not_a_clock(cancer_schema):
+    from dpcd.forecast import AUTO_REPETITIONS, AUTO_WORK, auto_repetitions
+    from dpcd.registry import ALGORITHMS
+
+    marginal, gcm = ALGORITHMS["marginal_pc"], ALGORITHMS["gcm_pc"]
+    assert auto_repetitions(marginal, 4, 3000) == AUTO_REPETITIONS  # small tables: every run
+    counts = [auto_repetitions(marginal, p, 100_000) for p in (8, 20, 37, 60, 200)]
+    assert all(a >= b for a, b in zip(counts, counts[1:])) and counts[-1] == 1  # fewer for larger p, at least one
+    assert auto_repetitions(gcm, 20, 100_000) < auto_repetitions(ALGORITHMS["moment_pc"], 20, 100_000)
+    assert auto_repetitions(marginal, 37, 100_000) == int(AUTO_WORK // (37 ** 2 * 120_000))
+    result = forecast(cancer_schema, n=3000, epsilon=1.0, algorithms=["em_pc"], repetitions="auto", rng=0,
+                      time_budget=None)
+    assert result.table["runs"].tolist() == [auto_repetitions(ALGORITHMS["em_pc"], 5, 3000)]
+    with pytest.raises(TypeError, match="repetitions"):
+        forecast(cancer_schema, n=3000, epsilon=1.0, algorithms=["em_pc"], repetitions="many")
+
+
 def test_auto_picks_by_a_forecast_that_reads_no_data(cancer_schema):
     from dpcd.forecast import choose_by_forecast
 
@@ -166,8 +183,9 @@ def test_auto_picks_by_a_forecast_that_reads_no_data(cancer_schema):
     assert spec.name == (best["algorithm"] if best["skeleton_f1"] > first["skeleton_f1"] + AUTO_MARGIN
                          else first["algorithm"])
     assert set(result.table["algorithm"]) <= {"marginal_pc", "mst_pc", "em_pc", "lapmech"}
-    again, _ = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0)
+    again, repeated = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0)
     assert again.name == spec.name  # a pure function of public inputs
+    assert repeated.table["skeleton_f1"].equals(result.table["skeleton_f1"])  # the same runs, not a clock's share
     fallback, none = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0, relation="add/remove")
     assert none is None and fallback.relation.name == "add/remove"  # n protected: no forecast, a proven pick
 

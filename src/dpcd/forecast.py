@@ -67,7 +67,8 @@ from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
 __all__ = ["DEPENDENCE", "check_dependence", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
-           "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_TIME_BUDGET"]
+           "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_WORK",
+           "AUTO_FIXED_ROWS", "auto_repetitions"]
 
 DEPENDENCE: dict[str, str] = {
     "linear": "linear-Gaussian",
@@ -105,7 +106,7 @@ class Forecast:
     algorithm ``algorithm="auto"`` picks by this forecast (among
     :data:`dpcd.registry.AUTO_CANDIDATES` better than chance, the first unless
     the best is ahead in skeleton F1 by more than :data:`AUTO_MARGIN`; ``discover`` makes the same
-    choice from a forecast with :data:`AUTO_REPETITIONS` runs, see
+    choice from a forecast with :func:`auto_repetitions` runs per candidate, see
     :func:`choose_by_forecast`), and the attribute ``auto`` names the pick at
     the largest budget; ``max_order``/``max_tests`` the search caps
     the release would use (:func:`dpcd.preparation.default_limits`).
@@ -267,7 +268,7 @@ def forecast(
     alpha: float = 0.05,
     max_order: int | None = None,
     max_tests: int | None = None,
-    repetitions: int = 10,
+    repetitions: int | str = 10,
     degree: float = 2.0,
     dependence: str = "linear",
     rng: RngLike = 0,
@@ -289,7 +290,8 @@ def forecast(
         and the domains), so the forecast runs what ``discover`` would run.
     algorithms : names to forecast (default: every available DP algorithm the
         schema can feed).
-    repetitions : most synthetic data sets per (algorithm, ε); each gets a fresh DAG.
+    repetitions : most synthetic data sets per (algorithm, ε); each gets a fresh DAG. ``"auto"``: per algorithm
+        :func:`auto_repetitions` of the view's p and n (what ``discover``'s ``auto`` runs).
     degree : expected number of neighbours of a node in the synthetic DAGs.
     dependence : the model of numeric synthetic data, a key of :data:`DEPENDENCE`: ``"linear"`` (default) or
         ``"nonlinear"`` (PCD's additive-noise model) — what the holder expects of the data, stated publicly.
@@ -320,7 +322,8 @@ def forecast(
     epsilons = sorted({check_epsilon(e) for e in epsilons})
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
-    repetitions = check_int(repetitions, "repetitions", minimum=1)
+    if repetitions != "auto":
+        repetitions = check_int(repetitions, "repetitions", minimum=1)
     degree = check_positive(degree, "degree")
     dependence = check_dependence(dependence)
     if time_budget is not None:
@@ -339,7 +342,8 @@ def forecast(
             rows += [_row(spec, e, delta, auto, f"not applicable: {error}") for e in epsilons]
             continue
         limits = default_limits(view, spec, public_n, max_order=max_order, max_tests=max_tests)
-        seeds = generator.integers(0, 2**63 - 1, size=repetitions)  # the same synthetic truths at every ε
+        count = auto_repetitions(spec, len(view), n) if repetitions == "auto" else repetitions
+        seeds = generator.integers(0, 2**63 - 1, size=count)  # the same synthetic truths at every ε
         for eps in epsilons:
             if progress is not None:
                 progress(f"{spec.label} at epsilon={eps:g}")
@@ -376,9 +380,12 @@ def forecast(
     picks = _auto_picks(table, declared, target, registry)
     table["auto"] = [picks.get(eps) == name for name, eps in zip(table["algorithm"], table["epsilon"])]
     auto = picks.get(max(epsilons)) if picks else None
-    how = (f"up to {repetitions} random DAGs with {degree:g} neighbours per node on average (as many as fit in "
+    most = (f"{repetitions}" if repetitions != "auto" else
+            f"{AUTO_REPETITIONS} (fewer for more columns and rows, a count from the public sizes)")
+    how = (f"up to {most} random DAGs with {degree:g} neighbours per node on average (as many as fit in "
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
-           f"{repetitions} random DAGs with {degree:g} neighbours per node on average, n = {n}; ")
+           f"{'' if repetitions != 'auto' else 'up to '}{most} random DAGs with {degree:g} neighbours per node on "
+           f"average, n = {n}; ")
     how += ("categorical views: random conditional tables over the schema's categories; numeric views: "
             f"{DEPENDENCE[dependence]}, scaled to the public bounds")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
@@ -415,9 +422,32 @@ AUTO_MARGIN = 0.1
 in the benchmark) only for a candidate whose forecast skeleton F1 is ahead by more than this: forecasts of close
 candidates on synthetic data differ by chance more than by merit."""
 AUTO_REPETITIONS = 10
-"""Synthetic runs per candidate when ``discover`` picks ``auto`` by forecast (``dpcd forecast`` may run more)."""
-AUTO_TIME_BUDGET = 5.0
-"""Seconds per candidate for that forecast (at least one run each)."""
+"""Most synthetic runs per candidate when ``discover`` picks ``auto`` by forecast (``dpcd forecast`` may run more)."""
+AUTO_WORK = 1e9
+"""Work of ``auto``'s forecast per candidate, in the units of :func:`auto_repetitions` (about 5–12 s here)."""
+AUTO_FIXED_ROWS = 20_000
+"""Rows' worth of work a run costs whatever n (test overhead), in :func:`auto_repetitions`' cost model."""
+
+
+def auto_repetitions(spec: PrivateAlgorithm, p: int, n: int) -> int:
+    """Synthetic runs of ``spec`` in ``auto``'s forecast: ⌊:data:`AUTO_WORK` / (p² (n + :data:`AUTO_FIXED_ROWS`)
+    · ``spec.run_cost``)⌋, at least 1 and at most :data:`AUTO_REPETITIONS`.
+
+    A function of public sizes only (p columns, the public n), so the pick of ``auto`` is the same on every machine,
+    loaded or not; a wall-clock budget would stop the runs at a count that depends on the machine and could turn a
+    close pick. The cost model (time ∝ pairs × rows, with a fixed part per run) is rough on purpose: it only keeps
+    the forecast to seconds.
+
+    >>> from dpcd.registry import ALGORITHMS
+    >>> auto_repetitions(ALGORITHMS["marginal_pc"], 8, 100_000), auto_repetitions(ALGORITHMS["marginal_pc"], 37, 100_000)
+    (10, 6)
+    >>> auto_repetitions(ALGORITHMS["gcm_pc"], 20, 100_000)
+    1
+    """
+    p = check_int(p, "p", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    work = float(p) * p * (n + AUTO_FIXED_ROWS) * float(spec.run_cost)
+    return max(1, min(AUTO_REPETITIONS, int(AUTO_WORK // work)))
 
 
 def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[str], *, n: int, epsilon: float,
@@ -427,8 +457,8 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
     """``algorithm="auto"``: the candidate with the best forecast at this budget, and that forecast.
 
     Runs :func:`forecast` for the schema's :data:`dpcd.registry.AUTO_CANDIDATES`
-    (those proven for ``relation``) with :data:`AUTO_REPETITIONS` synthetic
-    data sets each and keeps the first candidate better than a random graph with
+    (those proven for ``relation``) with :func:`auto_repetitions` synthetic
+    data sets each (a count from public sizes, not from a clock) and keeps the first candidate better than a random graph with
     as many edges unless the best (:func:`ranked`) is ahead in skeleton F1 by
     more than :data:`AUTO_MARGIN`. ``dependence`` chooses the model of numeric synthetic data
     (:data:`DEPENDENCE`). Every input is public — there is no data argument — so the
@@ -447,8 +477,8 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
         return auto_algorithm(declared, target, registry), None
     names = [name for name in AUTO_CANDIDATES.get(choose_kind(declared), ()) if name in registry]
     result = forecast(declared, n=n, epsilon=[epsilon], delta=delta, algorithms=names, relation=target.name,
-                      alpha=alpha, repetitions=AUTO_REPETITIONS, rng=rng, registry=registry,
-                      time_budget=AUTO_TIME_BUDGET, dependence=dependence)
+                      alpha=alpha, repetitions="auto", rng=rng, registry=registry, time_budget=None,
+                      dependence=dependence)
     name = result.auto if result.auto is not None else auto_algorithm(declared, target, registry).name
     return registry[name], result
 

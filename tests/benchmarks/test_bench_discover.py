@@ -12,7 +12,7 @@ import pytest
 
 import dpcd
 from dpcd.datasets import load_bnlearn
-from dpcd.forecast import plan
+from dpcd.forecast import forecast as forecast_accuracy
 from dpcd.release.tables import read_table
 from dpcd.schema import Schema, draft_schema
 
@@ -57,7 +57,7 @@ def test_discover_and_plan_on_scikit_learn_tables(report, tmp_path):
     schema = _public(draft_schema(read_table(csv)))
     found, seconds = _release(csv, schema, tmp_path / "diabetes")
     start = time.perf_counter()
-    forecast = plan(schema, n=len(diabetes), epsilon=[0.5, 1.0, 2.0, 4.0])
+    forecast = forecast_accuracy(schema, n=len(diabetes), epsilon=[0.5, 1.0, 2.0, 4.0])
     plan_seconds = time.perf_counter() - start
     report("diabetes 442 x 11 (README commands)", discover_s=seconds, plan_4_budgets_s=plan_seconds,
            algorithms=int(forecast.table["algorithm"].nunique()))
