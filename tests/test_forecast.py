@@ -98,6 +98,13 @@ def test_cli_forecast_writes_table_and_plot(cancer_schema, tmp_path, capsys):
     table = pd.read_csv(out / "forecast.csv")
     assert sorted(table["epsilon"]) == [0.5, 2.0]
     assert (out / "forecast.png").read_bytes()[:4] == b"\x89PNG"
+    from dpcd.forecast import auto_repetitions
+    from dpcd.registry import ALGORITHMS
+
+    assert main(["forecast", "--schema", str(path), "--n", "1500", "--epsilon", "1", "--algorithm", "em_pc",
+                 "--repetitions", "auto", "--time-budget", "0", "--out", str(tmp_path / "auto")]) == 0
+    runs = pd.read_csv(tmp_path / "auto" / "forecast.csv")["runs"].tolist()
+    assert runs == [auto_repetitions(ALGORITHMS["em_pc"], cancer_schema, 1500)]  # discover's own count
 
 
 @pytest.mark.parametrize("argv", [
@@ -106,6 +113,8 @@ def test_cli_forecast_writes_table_and_plot(cancer_schema, tmp_path, capsys):
     ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "-1"],
     ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "1", "--relation", "swap"],
     ["--schema", "BAD", "--n", "1000", "--epsilon", "1"],
+    ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "1", "--repetitions", "many"],
+    ["--schema", "SCHEMA", "--n", "1000", "--epsilon", "1", "--repetitions", "0"],
 ])
 def test_cli_forecast_bad_input_is_one_line_and_exit_2(cancer_schema, tmp_path, capsys, argv):
     path = cancer_schema.save(tmp_path / "schema.json")
@@ -156,16 +165,20 @@ def test_auto_repetitions_come_from_public_sizes_not_a_clock(cancer_schema):
     from dpcd.forecast import AUTO_REPETITIONS, AUTO_WORK, auto_repetitions
     from dpcd.registry import ALGORITHMS
 
-    marginal, gcm = ALGORITHMS["marginal_pc"], ALGORITHMS["gcm_pc"]
-    assert auto_repetitions(marginal, 4, 3000) == AUTO_REPETITIONS  # small tables: every run
-    counts = [auto_repetitions(marginal, p, 100_000) for p in (8, 20, 37, 60, 200)]
+    marginal, gcm, lapmech = ALGORITHMS["marginal_pc"], ALGORITHMS["gcm_pc"], ALGORITHMS["lapmech"]
+    assert auto_repetitions(marginal, cancer_schema, 3000) == AUTO_REPETITIONS  # small tables: every run
+    counts = [auto_repetitions(marginal, Schema.categorical([3] * p), 100_000) for p in (8, 20, 37, 60, 200)]
     assert all(a >= b for a, b in zip(counts, counts[1:])) and counts[-1] == 1  # fewer for larger p, at least one
-    assert auto_repetitions(gcm, 20, 100_000) < auto_repetitions(ALGORITHMS["moment_pc"], 20, 100_000)
-    assert auto_repetitions(marginal, 37, 100_000) == int(AUTO_WORK // (37 ** 2 * 120_000))
+    numeric = Schema.numeric([(0.0, 1.0)] * 20)
+    assert auto_repetitions(gcm, numeric, 100_000) < auto_repetitions(ALGORITHMS["moment_pc"], numeric, 100_000)
+    assert auto_repetitions(marginal, Schema.categorical([3] * 37), 100_000) == int(AUTO_WORK // (37 ** 2 * 120_000))
+    # LapMech's run time grows with the full table's cells, whatever n: a large table leaves it fewer runs
+    assert auto_repetitions(lapmech, Schema.categorical([2] * 24), 5_000) < auto_repetitions(
+        marginal, Schema.categorical([2] * 24), 5_000)
     result = forecast(cancer_schema, n=3000, epsilon=1.0, algorithms=["em_pc"], repetitions="auto", rng=0,
                       time_budget=None)
-    assert result.table["runs"].tolist() == [auto_repetitions(ALGORITHMS["em_pc"], 5, 3000)]
-    with pytest.raises(TypeError, match="repetitions"):
+    assert result.table["runs"].tolist() == [auto_repetitions(ALGORITHMS["em_pc"], cancer_schema, 3000)]
+    with pytest.raises(ValueError, match="repetitions must be a positive integer or 'auto'"):
         forecast(cancer_schema, n=3000, epsilon=1.0, algorithms=["em_pc"], repetitions="many")
 
 

@@ -211,6 +211,19 @@ def _forecast(args: argparse.Namespace) -> int:
     return 0
 
 
+
+def _repetitions(text: str) -> int | str:
+    """``--repetitions``: a positive integer or ``auto``."""
+    if text == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {text!r}")
+    return value
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``dpcd`` argument parser (one subparser per command)."""
     parser = OneLineParser(
@@ -277,8 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="forecast only this algorithm (repeatable; default every applicable one)")
         fc.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
         fc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
-        fc.add_argument("--repetitions", type=int, default=10, metavar="R",
-                        help="most synthetic data sets per algorithm and budget (default 10)")
+        fc.add_argument("--repetitions", type=_repetitions, default=10, metavar="R",
+                        help="most synthetic data sets per algorithm and budget (default 10); 'auto': the count "
+                             "discover's auto runs, from public sizes (with --time-budget 0, its very forecast)")
         fc.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
                         help="no new repetition starts after this many seconds per algorithm and budget (default 30; "
                              "0: no budget)")

@@ -68,7 +68,7 @@ from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, 
 
 __all__ = ["DEPENDENCE", "check_dependence", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
            "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_WORK",
-           "AUTO_FIXED_ROWS", "auto_repetitions"]
+           "AUTO_FIXED_ROWS", "RUN_COST", "CELL_COST", "auto_repetitions"]
 
 DEPENDENCE: dict[str, str] = {
     "linear": "linear-Gaussian",
@@ -291,7 +291,7 @@ def forecast(
     algorithms : names to forecast (default: every available DP algorithm the
         schema can feed).
     repetitions : most synthetic data sets per (algorithm, ε); each gets a fresh DAG. ``"auto"``: per algorithm
-        :func:`auto_repetitions` of the view's p and n (what ``discover``'s ``auto`` runs).
+        :func:`auto_repetitions` of its view and n (what ``discover``'s ``auto`` runs, with ``time_budget=None``).
     degree : expected number of neighbours of a node in the synthetic DAGs.
     dependence : the model of numeric synthetic data, a key of :data:`DEPENDENCE`: ``"linear"`` (default) or
         ``"nonlinear"`` (PCD's additive-noise model) — what the holder expects of the data, stated publicly.
@@ -322,7 +322,10 @@ def forecast(
     epsilons = sorted({check_epsilon(e) for e in epsilons})
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
-    if repetitions != "auto":
+    if isinstance(repetitions, str):
+        if repetitions != "auto":
+            raise ValueError(f"repetitions must be a positive integer or 'auto', got {repetitions!r}")
+    else:
         repetitions = check_int(repetitions, "repetitions", minimum=1)
     degree = check_positive(degree, "degree")
     dependence = check_dependence(dependence)
@@ -342,7 +345,7 @@ def forecast(
             rows += [_row(spec, e, delta, auto, f"not applicable: {error}") for e in epsilons]
             continue
         limits = default_limits(view, spec, public_n, max_order=max_order, max_tests=max_tests)
-        count = auto_repetitions(spec, len(view), n) if repetitions == "auto" else repetitions
+        count = auto_repetitions(spec, view, n) if repetitions == "auto" else repetitions
         seeds = generator.integers(0, 2**63 - 1, size=count)  # the same synthetic truths at every ε
         for eps in epsilons:
             if progress is not None:
@@ -381,7 +384,7 @@ def forecast(
     table["auto"] = [picks.get(eps) == name for name, eps in zip(table["algorithm"], table["epsilon"])]
     auto = picks.get(max(epsilons)) if picks else None
     most = (f"{repetitions}" if repetitions != "auto" else
-            f"{AUTO_REPETITIONS} (fewer for more columns and rows, a count from the public sizes)")
+            f"{AUTO_REPETITIONS} (fewer for costlier runs: a count from the public sizes and the algorithm)")
     how = (f"up to {most} random DAGs with {degree:g} neighbours per node on average (as many as fit in "
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
            f"{'' if repetitions != 'auto' else 'up to '}{most} random DAGs with {degree:g} neighbours per node on "
@@ -427,26 +430,42 @@ AUTO_WORK = 1e9
 """Work of ``auto``'s forecast per candidate, in the units of :func:`auto_repetitions` (about 5–12 s here)."""
 AUTO_FIXED_ROWS = 20_000
 """Rows' worth of work a run costs whatever n (test overhead), in :func:`auto_repetitions`' cost model."""
+RUN_COST: dict[str, float] = {"gcm_pc": 12.0}
+"""A run's work per row and pair of columns relative to the PC engine's count tests, where it is not 1: GCM-PC's
+tests regress on feature covariances and bootstrap the noise (8–12 × Moment-PC's time on 5–31 columns here).
+Kept here, not on the algorithm objects: it is the forecast's cost model, not part of any algorithm or its proof."""
+CELL_COST: dict[str, float] = {"lapmech": 25.0}
+"""Work per cell of the full contingency table, for the algorithms that build it (LapMech: about 3·10⁻⁷ s a cell
+here, 5.6 s at 2²⁴ cells, whatever n)."""
 
 
-def auto_repetitions(spec: PrivateAlgorithm, p: int, n: int) -> int:
-    """Synthetic runs of ``spec`` in ``auto``'s forecast: ⌊:data:`AUTO_WORK` / (p² (n + :data:`AUTO_FIXED_ROWS`)
-    · ``spec.run_cost``)⌋, at least 1 and at most :data:`AUTO_REPETITIONS`.
+def auto_repetitions(spec: PrivateAlgorithm, view: Schema, n: int) -> int:
+    """Synthetic runs of ``spec`` on the public ``view`` (p columns) in ``auto``'s forecast: ⌊:data:`AUTO_WORK` /
+    work⌋, at least 1 and at most :data:`AUTO_REPETITIONS`, where a run's work is p² (n + :data:`AUTO_FIXED_ROWS`)
+    · :data:`RUN_COST` (1 unless listed) plus :data:`CELL_COST` × the full table's cells (only for the algorithms
+    listed there).
 
-    A function of public sizes only (p columns, the public n), so the pick of ``auto`` is the same on every machine,
-    loaded or not; a wall-clock budget would stop the runs at a count that depends on the machine and could turn a
-    close pick. The cost model (time ∝ pairs × rows, with a fixed part per run) is rough on purpose: it only keeps
-    the forecast to seconds.
+    A function of public sizes only (the view's columns and domains, the public n), so ``auto``'s pick does not
+    depend on how loaded the machine is; a wall-clock budget would stop the runs at a count that does, and could turn
+    a close pick. The cost model (time ∝ pairs × rows with a fixed part per run, and ∝ cells for a full table) is
+    rough on purpose: it only keeps the forecast to seconds.
 
     >>> from dpcd.registry import ALGORITHMS
-    >>> auto_repetitions(ALGORITHMS["marginal_pc"], 8, 100_000), auto_repetitions(ALGORITHMS["marginal_pc"], 37, 100_000)
-    (10, 6)
-    >>> auto_repetitions(ALGORITHMS["gcm_pc"], 20, 100_000)
+    >>> marginal = ALGORITHMS["marginal_pc"]
+    >>> auto_repetitions(marginal, Schema.categorical([2] * 8), 100_000)
+    10
+    >>> auto_repetitions(marginal, Schema.categorical([3] * 37), 100_000)
+    6
+    >>> auto_repetitions(ALGORITHMS["gcm_pc"], Schema.numeric([(0.0, 1.0)] * 20), 100_000)
     1
+    >>> auto_repetitions(ALGORITHMS["lapmech"], Schema.categorical([2] * 24), 5_000)
+    2
     """
-    p = check_int(p, "p", minimum=1)
+    p = len(view)
     n = check_int(n, "n", minimum=1)
-    work = float(p) * p * (n + AUTO_FIXED_ROWS) * float(spec.run_cost)
+    work = float(p) * p * (n + AUTO_FIXED_ROWS) * RUN_COST.get(spec.name, 1.0)
+    if spec.name in CELL_COST:
+        work += CELL_COST[spec.name] * float(math.prod(int(k) for k in view.levels))
     return max(1, min(AUTO_REPETITIONS, int(AUTO_WORK // work)))
 
 

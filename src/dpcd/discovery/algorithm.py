@@ -115,9 +115,6 @@ class PrivateAlgorithm:
     default_max_order : a cap on the conditioning order the algorithm prefers
         when none is given (its budget is split over the orders), or None.
     extra : further fixed keyword arguments of ``run``.
-    run_cost : a run's cost per row and pair of columns relative to the PC engine's count tests (a public constant
-        measured once on synthetic data): it sets how many synthetic runs ``auto``'s forecast gives the algorithm
-        (:func:`dpcd.forecast.auto_repetitions`), never what a release does.
     """
 
     name: str
@@ -137,7 +134,6 @@ class PrivateAlgorithm:
     default_max_order: int | None = None
     exact_subset: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
-    run_cost: float = 1.0
 
     @property
     def differentially_private(self) -> bool:

@@ -399,6 +399,5 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
 GCM_PC = PrivateAlgorithm(
     name="gcm_pc", label="GCM-PC", data="numeric", relation=RELATION, public=PUBLIC, budget="total",
     budget_arg="epsilon_total", run=gcm_pc, privacy_map=worst_case, delta_arg="delta", alpha_arg="alpha",
-    proof="proven", theorem="this package (gcm_pc module theorem; Dong, Roth & Su 2022; Shah & Peters 2020)",
-    run_cost=12.0)  # its tests regress on feature covariances and bootstrap the noise: 8-12x Moment-PC's time
+    proof="proven", theorem="this package (gcm_pc module theorem; Dong, Roth & Su 2022; Shah & Peters 2020)")
 """GCM-PC as a :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`."""
