@@ -350,7 +350,15 @@ def test_full_profile_wall_adds_the_full_runs_only(results_dir):
     assert reporting.full_profile_wall(results_dir) == 3600.0
     text = reporting.build_report(results_dir).read_text()
     assert ("The 2 notebooks run in the full profile took 60.0 min together (the sum of their wall times above, "
-            "one notebook after another); 1 of them took part of their grid from the cache.") in text
+            "one notebook after another); 1 of them took part of their grid from the cache, and count at least "
+            "their cells' CPU time over their jobs") in text
+    # a resumed run whose own wall is short counts its cells' CPU time over its jobs, not the short wall
+    info = json.loads((results_dir / "em_pc" / "run.json").read_text())
+    info.update(seconds=10.0, n_jobs=2, time_profile={"grids": [{"function": "f", "runs": 5, "from_cache": 5,
+                                                                 "seconds": 9000.0, "cpu_seconds": 8000.0}],
+                                                      "hot_spots": []})
+    (results_dir / "em_pc" / "run.json").write_text(json.dumps(info))
+    assert reporting.full_profile_wall(results_dir) == 600.0 + 4000.0
 
 
 def test_a_diagnostic_is_judged_with_its_own_spread_and_its_companions():
