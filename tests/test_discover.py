@@ -221,7 +221,13 @@ def test_discover_writes_every_file_and_a_truthful_privacy_json(asia, tmp_path):
     assert public["algorithm"]["parameters"] == {"epsilon_total": 0.5, "alpha": 0.05, "max_order": 6,
                                                  "max_tests": 2800}
     assert "rows per cell" in public["algorithm"]["limits"] and "public inputs only" in public["algorithm"]["limits"]
-    assert privacy["schema"] == schema.to_json() and "data_preparation" in privacy
+    # and every other setting the run took at its default, from the code (EM-PC: its budget split, distance cap)
+    assert public["algorithm"]["defaults"] == dpcd.release.api.run_defaults(REGISTRY["fake_pc"])
+    em_pc = dpcd.release.api.run_defaults(reg.ALGORITHMS["em_pc"])
+    assert {"epsilon_split", "max_distance", "exact_states"} <= set(em_pc)
+    assert not {"epsilon_total", "alpha", "max_order", "max_tests", "node_names"} & set(em_pc)
+    assert privacy["schema"] == schema.to_json()
+    assert privacy["data_preparation"] == dpcd.release.api.data_preparation()  # the defaults: 100 rows, commas
     assert (out / "graph.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left
 
@@ -386,6 +392,23 @@ def test_blank_lines_are_layout_not_records(asia, tmp_path):
     clean, read = read_table(csv), read_table(dirty)
     assert read.attrs["blank_lines"] == 4 and clean.attrs["blank_lines"] == 0
     assert schema.encode(read).equals(schema.encode(clean))
+
+
+@pytest.mark.parametrize("separator", [",", "\t", " ", ";", "|"])
+def test_a_record_of_missing_values_is_a_record_whatever_the_separator(separator, tmp_path):
+    # replacing a record by one of empty fields must not change n (replace-one): a line of separators is a record
+    # even when the separator is white space, which a test for blank lines by str.strip() would drop
+    from dpcd.release.tables import read_table
+
+    rows = [separator.join(["a", "b", "c"]), separator.join(["1", "2", "3"]), separator * 2,
+            separator.join(["4", "5", "6"]), ""]
+    path = tmp_path / "t.txt"
+    path.write_text("\n".join(rows) + "\n")
+    table = read_table(path, delimiter=separator)
+    assert len(table) == 3 and table.attrs["blank_lines"] == 1
+    assert table.iloc[1].isna().all()
+    stated = dpcd.release.api.data_preparation(150, separator)  # privacy.json states the rule the run used
+    assert "at least 150" in stated and ("a tab" if separator == "\t" else repr(separator)) in stated
 
 
 def test_a_wrong_separator_is_named_and_can_be_given(asia, tmp_path):

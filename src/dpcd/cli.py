@@ -212,6 +212,11 @@ def _forecast(args: argparse.Namespace) -> int:
 
 
 
+def _delimiter(text: str) -> str:
+    """``--delimiter``: one character, or ``tab`` (or ``\\t``) for a tab, which a shell cannot easily pass."""
+    return "\t" if text in ("tab", "\\t") else text
+
+
 def _repetitions(text: str) -> int | str:
     """``--repetitions``: a positive integer or ``auto``."""
     if text == "auto":
@@ -262,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--forecast", type=int, default=3, metavar="R",
                       help="most synthetic runs of the forecast shown on report.html (default 3, within 20 s; 0: none; "
                            "reads no data)")
-    disc.add_argument("--delimiter", default=",", metavar="C", help="field separator of DATA.csv (default ',')")
+    disc.add_argument("--delimiter", type=_delimiter, default=",", metavar="C",
+                      help="field separator of DATA.csv (default ','; 'tab' for a tab)")
     disc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),
                       help="model of numeric synthetic data in the forecasts: linear-Gaussian (default) or PCD's "
                            "nonlinear additive-noise model; your public statement about the data, never read from it")
@@ -316,7 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
     sch.add_argument("--check", default=None, metavar="SCHEMA.json",
                      help="instead of drafting, count per column the cells of DATA.csv that SCHEMA.json's rules would "
                           "send to the fill or clamp, and the blank lines skipped (for you only: no noise)")
-    sch.add_argument("--delimiter", default=",", metavar="C", help="field separator of DATA.csv (default ',')")
+    sch.add_argument("--delimiter", type=_delimiter, default=",", metavar="C",
+                      help="field separator of DATA.csv (default ','; 'tab' for a tab)")
     sch.set_defaults(handler=_schema)
     return parser
 

@@ -53,6 +53,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from collections.abc import Mapping
@@ -103,6 +104,8 @@ __all__ = [
     "MIN_ROWS",
     "MAX_LEVELS",
     "DATA_PREPARATION",
+    "data_preparation",
+    "run_defaults",
     "choose_kind",
     "load_schema",
     "run_algorithm",
@@ -112,15 +115,30 @@ __all__ = [
 
 MIN_ROWS = 100
 """Fewest rows ``discover`` accepts under replace-one (n is public there): below that no private test has power."""
-DATA_PREPARATION = (
-    "Checked before the release, on the file's structure only; the holder fixes the file and runs again: "
-    "the file must be a CSV whose first line is a header of unique, non-empty names; its columns must be exactly "
-    "the schema's; under replace-one its number of rows (public: every non-blank line after the header is one row; "
-    f"a blank line is layout, not a record) must equal the schema's n when one is declared and be at least "
-    f"{MIN_ROWS}. Values are never checked: values outside the schema follow its rules, and a malformed line (wrong "
-    "number of fields, a quote left open, bytes that are not UTF-8) is read on its own, as a row of missing values "
-    "or padded with them."
-)
+
+
+def data_preparation(min_rows: int = MIN_ROWS, delimiter: str = ",") -> str:
+    """What ``privacy.json`` says the holder's file must satisfy before the release (``min_rows`` and ``delimiter``
+    as the run used them): checks of the file's structure and public sizes only, never of its values.
+
+    >>> "at least 100" in data_preparation() and "separated by ','" in data_preparation()
+    True
+    """
+    shown = "a tab" if delimiter == "\t" else repr(delimiter)
+    return (
+        "Checked before the release, on the file's structure only; the holder fixes the file and runs again: "
+        f"the file must be a CSV with fields separated by {shown} whose first line is a header of unique, non-empty "
+        "names; its columns must be exactly the schema's; under replace-one its number of rows (public: every line "
+        "after the header is one row, except a blank line — nothing but spaces and no separator — which is layout, "
+        "not a record) must equal the schema's n when one is declared and be at least "
+        f"{min_rows}. Values are never checked: values outside the schema follow its rules, and a malformed line "
+        "(wrong number of fields, a quote left open, bytes that are not UTF-8) is read on its own, as a row of "
+        "missing values or padded with them."
+    )
+
+
+DATA_PREPARATION = data_preparation()
+""":func:`data_preparation` with the defaults of :func:`discover`."""
 
 
 def _spent(ledger: Any, target: Relation, delta: float) -> dict[str, Any]:
@@ -155,10 +173,24 @@ NOISE_SOURCES = {
 """What ``privacy.json`` says of where the noise came from (never the seed itself)."""
 
 
+def run_defaults(spec: PrivateAlgorithm, exclude: Mapping[str, Any] = ()) -> dict[str, Any]:
+    """The keyword settings ``spec.run`` takes at their defaults in a release (public: fixed by the code of this
+    version, never by the data), apart from those in ``exclude`` and the names of the columns.
+
+    >>> from dpcd.registry import ALGORITHMS
+    >>> run_defaults(ALGORITHMS["lapmech"])["max_cells"]
+    33554432
+    """
+    skip = {"node_names", "max_order", "max_tests", spec.budget_arg, spec.delta_arg, spec.alpha_arg, *exclude}
+    return {name: (list(p.default) if isinstance(p.default, tuple) else p.default)
+            for name, p in inspect.signature(spec.run).parameters.items()
+            if p.default is not inspect.Parameter.empty and name not in skip and name not in spec.extra}
+
+
 def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
                    requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
-                   noise: str = "entropy", limits: Limits | None = None, dependence: str = "linear"
-                   ) -> dict[str, Any]:
+                   noise: str = "entropy", limits: Limits | None = None, dependence: str = "linear",
+                   min_rows: int = MIN_ROWS, delimiter: str = ",") -> dict[str, Any]:
     """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public.
 
     ``limits`` (the run's search caps, from public inputs) are listed among the
@@ -173,8 +205,11 @@ def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view:
         parameters["max_tests"] = limits.max_tests
     public: dict[str, Any] = {
         "schema": {"sha256": schema.sha256, "columns": schema.describe()},
-        "algorithm": {"name": spec.name, "auto_selected": auto, "parameters": parameters},
+        "algorithm": {"name": spec.name, "auto_selected": auto, "parameters": parameters,
+                      "defaults": run_defaults(spec, exclude=parameters)},
     }
+    if "norm_clip" in getattr(result, "info", {}):
+        public["algorithm"]["defaults"]["norm_clip_value"] = result.info["norm_clip"]  # "auto": from public settings
     if auto:
         public["algorithm"]["forecast_dependence"] = dependence
     if limits is not None:
@@ -197,7 +232,7 @@ def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view:
         "calibration": calibration.how,
         "noise": NOISE_SOURCES[noise],
         "assumed_public": public,
-        "data_preparation": DATA_PREPARATION,
+        "data_preparation": data_preparation(min_rows, delimiter),
         "schema": schema.to_json(),
         "dpcd_version": __version__,
     }
@@ -216,7 +251,11 @@ class DiscoveryResult:
 
     ``graph`` is the CPDAG (or DAG for score-based algorithms) over the
     schema's columns; ``result`` the algorithm's own result (with ``.ledger``;
-    it stays with the holder and may hold more than the release); ``privacy``
+    it stays with the holder and is **not** covered by the guarantee: its
+    ``info`` can hold numbers computed from the exact data, such as EM-PC's
+    ``exact_fraction`` and any run's ``seconds``, and noisy intermediate values
+    meant to stay inside the run, such as PrivPC*'s noisy correlation matrix —
+    publish the written files, never this object); ``privacy``
     the content of ``privacy.json``; ``files`` the written paths (empty when
     ``out`` was None).
     """
@@ -465,7 +504,8 @@ def discover(
         graph, graph_type = result.cpdag, "CPDAG"
         privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
                                  requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
-                                 noise="entropy" if rng is None else "caller", limits=limits, dependence=dependence)
+                                 noise="entropy" if rng is None else "caller", limits=limits, dependence=dependence,
+                                 min_rows=min_rows, delimiter=delimiter)
         _done(bar)
         files: dict[str, Path] = {}
         if out is not None:

@@ -50,10 +50,13 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
     number). A line with fewer fields than the header is padded with missing
     cells, a line with more fields (or one the csv module cannot parse) is a
     row of missing values — each a rule on that line alone. A quote left open
-    ends with its line. A blank line (nothing but spaces) is **not a record**:
-    a record of two or more columns always has a separator, so a blank line is
-    layout (a trailing empty line, say), and ``frame.attrs["blank_lines"]``
-    counts them for the holder (``dpcd schema --check``). Only the header can
+    ends with its line. A blank line (nothing but spaces, and no separator) is
+    **not a record**: a record of two or more columns always has a separator,
+    so a blank line is layout (a trailing empty line, say), and
+    ``frame.attrs["blank_lines"]`` counts them for the holder (``dpcd schema
+    --check``). A line of separators and spaces only (``\t\t`` with tabs,
+    ``,,`` with commas) is a record of missing values, whatever the separator:
+    replacing a record by an empty one never changes the number of rows. Only the header can
     stop the release (a structure error: data preparation), and a header of
     one column that holds ``;`` or a tab is reported as the wrong separator.
     ``delimiter`` is the field separator (public: part of the file's format).
@@ -105,7 +108,7 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
     rows = []
     blank = 0
     for line in lines[1:]:
-        if not line.strip():
+        if delimiter not in line and not line.strip():  # layout; a line holding the separator is a record
             blank += 1
             continue
         cells = _fields(line, delimiter)
