@@ -195,6 +195,30 @@ def test_lipschitz_score_is_a_lower_bound_of_the_exact_distance():
     assert checked >= 30
 
 
+def test_the_near_search_equals_the_layered_search_and_the_brute_force():
+    # _near (one neighbouring table in memory) returns what _exact (a whole layer in memory) returns, on tables
+    # near and far from the threshold, with one and several strata, at depth 1 and 2
+    from dpcd.ci.distance import _exact, _near
+
+    rng = np.random.default_rng(21)
+    seen = set()
+    for trial in range(120):
+        shape = (1, 2, 2) if trial % 2 else (int(rng.integers(1, 4)), 2, 3)
+        table = rng.integers(0, 9, size=shape).astype(float)
+        table[0, 0, 0] += rng.integers(0, 8)
+        threshold = g2_statistic(table) + float(rng.normal(0.0, 2.0))  # near its own statistic: k is small
+        increase = g2_statistic(table) < threshold
+        for depth in (1, 2):
+            near = _near(table.copy(), threshold, increase, depth)
+            assert near == _exact(table, threshold, increase, depth, 1 << 62), (table, threshold, depth)
+            if shape == (1, 2, 2) and depth == 2:
+                assert min(near, 3) == _brute_force_distance(table, threshold, 2)
+            seen.add(near)
+    assert seen == {1, 2, 3}  # every outcome occurred
+    with pytest.raises(ValueError, match="depth"):
+        _near(np.ones((1, 2, 2)), 1.0, True, 3)
+
+
 @pytest.mark.parametrize("n_range", [(10, 40), (2_000, 4_000)])
 def test_lipschitz_score_sensitivity_is_one_on_random_neighbours(n_range):
     """Provable scores of D and an add/remove neighbour differ by at most 1, also where the search is not exact."""

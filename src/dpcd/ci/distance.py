@@ -291,6 +291,46 @@ def _exact(T: np.ndarray, threshold: float, increase: bool, depth: int, max_stat
     return depth + 1
 
 
+def _near(T: np.ndarray, threshold: float, increase: bool, depth: int) -> int:
+    """min(k*, ``depth`` + 1) for ``depth`` ≤ 2: the result of :func:`_exact` without a state budget, but with one
+    neighbouring table in memory at a time.
+
+    :func:`_exact` keeps the whole layer of tables one step away (2 · cells tables of cells counts, with their
+    byte keys: about 32 · cells² bytes), so its memory, and with it whether a release could fail for want of
+    memory, would depend on the table's occupied strata and on how near the test is to its threshold — both
+    read from the data. Here each neighbour is built, checked and undone in place.
+    """
+    if depth > 2:
+        raise ValueError(f"depth must be at most 2, got {depth}")
+
+    def crosses(state: np.ndarray) -> bool:
+        r, c, n = state.sum(axis=2), state.sum(axis=1), state.sum(axis=(1, 2))
+        base = float(_stratum_g2(state).sum())
+        for sign in (+1, -1):
+            gains = _unit_gains(state, r, c, n, sign)
+            valid = ~np.isnan(gains)
+            new = base + np.where(valid, gains, 0.0)
+            hit = (new >= threshold) if increase else (new < threshold)
+            if np.any(hit & valid):
+                return True
+        return False
+
+    if depth >= 1 and crosses(T):
+        return 1
+    if depth == 2:
+        child = T.copy()
+        r, c, n = T.sum(axis=2), T.sum(axis=1), T.sum(axis=(1, 2))
+        for sign in (+1, -1):
+            valid = ~np.isnan(_unit_gains(T, r, c, n, sign))
+            for idx in zip(*np.nonzero(valid)):
+                child[idx] += sign
+                hit = crosses(child)
+                child[idx] -= sign
+                if hit:
+                    return 2
+    return depth + 1
+
+
 def _exact_feasible(cells: int, depth: int, max_states: int) -> bool:
     """Whether the search over tables within ``depth`` steps fits its budget: the integer
     points of the L1 ball of radius depth − 1 in ``cells`` dimensions number
@@ -374,7 +414,7 @@ def flip_distance(table: np.ndarray, *, threshold: float, max_distance: int = 10
         bound = _box_distance(T, abs(statistic - threshold), max_distance)
         if bound >= 3 or max_distance <= bound:  # min(k*, 3) ≤ 3 ≤ bound: the search cannot raise k
             return DistanceResult(min(bound, max_distance), False, independent, statistic, True)
-        near = _exact(T, threshold, independent, min(2, max_distance - 1), 1 << 62)  # = min(k*, 3)
+        near = _near(T, threshold, independent, min(2, max_distance - 1))  # = min(k*, 3)
         return DistanceResult(min(max(bound, near), max_distance), near < 3, independent, statistic, True)
     upper = _greedy(T, threshold, increase=independent, cap=max_distance)
     if upper <= 1:
