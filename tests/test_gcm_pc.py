@@ -55,6 +55,9 @@ def test_release_sensitivity_bounds_every_pair_of_records_found_by_a_search():
     vectors = np.hstack([w, np.einsum("ri,rj->rij", w, w)[:, upper[0], upper[1]]])
     distances = np.sqrt(((vectors[:, None, :] - vectors[None, :, :]) ** 2).sum(axis=-1))
     bound = release_sensitivity(weights)  # the smaller of the coordinate-wise and the norm bound at √S₂
+    for bad in (float("nan"), 0.0, -1.0):
+        with pytest.raises(ValueError, match="radius"):
+            release_sensitivity(weights, bad)
     assert bound <= weighted_moment_sensitivity(weights)
     assert distances.max() <= bound
     assert distances.max() >= 0.5 * bound  # and the bound is not loose by more than a factor 2 here
@@ -214,6 +217,9 @@ def test_discover_releases_gcm_pc_on_a_mixed_table_and_auto_reads_only_the_schem
     assert found.algorithm == "gcm_pc" and set(found.graph.nodes) == set(mixed.columns)
     assert found.privacy["guarantee"]["epsilon"] <= 2.0 + 1e-9
     assert "codes" in found.privacy["assumed_public"]["schema"]["coding"]  # the category coded by the schema
+    settings = found.privacy["assumed_public"]["algorithm"]["defaults"]  # every setting the run took, public
+    assert settings["norm_clip"] == "auto" and settings["norm_clip_value"] == auto_norm_clip(5)
+    assert settings["spread_k"] == 1.0 and settings["feature_weight"] == 0.25
     # auto's pick is a function of the schema, n and the budget alone: two unrelated tables of the schema's shape
     # give the same pick, and the function that picks takes no data
     spec_a, _ = choose_by_forecast(schema, n=5_000, epsilon=2.0)

@@ -477,9 +477,9 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
 
     Runs :func:`forecast` for the schema's :data:`dpcd.registry.AUTO_CANDIDATES`
     (those proven for ``relation``) with :func:`auto_repetitions` synthetic
-    data sets each (a count from public sizes, not from a clock) and keeps the first candidate better than a random graph with
-    as many edges unless the best (:func:`ranked`) is ahead in skeleton F1 by
-    more than :data:`AUTO_MARGIN`. ``dependence`` chooses the model of numeric synthetic data
+    data sets each (a count from public sizes, not from a clock) and keeps the
+    first candidate better than a random graph with as many edges unless the
+    best (:func:`ranked`) is ahead in skeleton F1 by more than :data:`AUTO_MARGIN`. ``dependence`` chooses the model of numeric synthetic data
     (:data:`DEPENDENCE`). Every input is public — there is no data argument — so the
     choice spends no budget. Under add/remove n is protected and no forecast
     can be made: the registry's fixed preference is used instead.
