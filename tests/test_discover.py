@@ -394,6 +394,15 @@ def test_blank_lines_are_layout_not_records(asia, tmp_path):
     assert schema.encode(read).equals(schema.encode(clean))
 
 
+def test_bounds_whose_width_overflows_are_refused_before_the_data_are_read(tmp_path):
+    # scaled to the box, a record of such a column can become NaN, and whether a run then fails depends on the
+    # values: discover refuses the schema itself, whatever the file holds (here it does not even exist)
+    schema = Schema.from_json({"columns": {"a": {"type": "numeric", "lower": -1e308, "upper": 1e308},
+                                           "b": {"type": "numeric", "lower": 0.0, "upper": 1.0}}})
+    with pytest.raises(SchemaError, match="column 'a': upper - lower must be a finite number"):
+        dpcd.discover(tmp_path / "missing.csv", schema=schema, epsilon=1.0, algorithm="moment_pc", progress=False)
+
+
 @pytest.mark.parametrize("separator", [",", "\t", " ", ";", "|"])
 def test_a_record_of_missing_values_is_a_record_whatever_the_separator(separator, tmp_path):
     # replacing a record by one of empty fields must not change n (replace-one): a line of separators is a record

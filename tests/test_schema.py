@@ -53,7 +53,6 @@ def test_every_kind_round_trips_through_json(tmp_path):
         ({"columns": {}}, "non-empty 'columns'"),
         ({"columns": {"a": {"type": "numeric", "lower": 1}}}, "needs public 'lower' and 'upper'"),
         ({"columns": {"a": {"type": "numeric", "lower": 2, "upper": 1}}}, "lower must be below upper"),
-        ({"columns": {"a": {"type": "numeric", "lower": -1e308, "upper": 1e308}}}, "upper - lower must be a finite"),
         ({"columns": {"a": {"type": "numeric", "lower": 0, "upper": 1, "fill": 5}}}, "outside"),
         ({"columns": {"a": {"type": "categorical", "categories": ["x", "x"]}}}, "distinct"),
         ({"columns": {"a": {"type": "categorical", "categories": ["x"], "fill": "y"}}}, "not one of the categories"),

@@ -181,11 +181,6 @@ class Column:
             upper = _number(self.upper, f"column {self.name!r}: upper")
             if not lower < upper:
                 raise SchemaError(f"column {self.name!r}: lower must be below upper, got {lower} and {upper}")
-            if not math.isfinite(upper - lower):
-                # a width that overflows would make the scaled value of some records NaN, and a run's error would
-                # then depend on the values: refused here, from the public bounds alone
-                raise SchemaError(f"column {self.name!r}: upper - lower must be a finite number, got bounds "
-                                  f"{lower} and {upper}")
             if self.categories and self.source is None:
                 raise SchemaError(f"column {self.name!r}: a numeric column has bounds, not categories")
             fill = (lower + upper) / 2.0 if self.fill is None else _number(self.fill, f"column {self.name!r}: fill")

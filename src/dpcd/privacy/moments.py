@@ -117,10 +117,7 @@ def release_sensitivity(weights: np.ndarray, radius: float | None = None) -> flo
     sensitivity = weighted_moment_sensitivity(w)
     reach = math.sqrt(float(np.sum(w ** 2)))
     if radius is not None:
-        radius = float(radius)
-        if math.isnan(radius) or radius <= 0:  # min() would pass a NaN over silently
-            raise ValueError(f"radius must be a positive number, got {radius}")
-        reach = min(reach, radius)
+        reach = min(reach, float(radius))
     return min(sensitivity, norm_moment_sensitivity(reach, float(np.max(w))))
 
 
