@@ -255,26 +255,37 @@ def _greedy(T: np.ndarray, threshold: float, increase: bool, cap: int) -> int:
     return cap
 
 
+def _one_step(state: np.ndarray, threshold: float, increase: bool) -> tuple[bool, list[tuple[int, np.ndarray]]]:
+    """Whether one unit change of ``state`` moves G² across ``threshold`` and, if none does, the cells each sign can
+    change (a record can be removed only from a non-empty cell)."""
+    r, c, n = state.sum(axis=2), state.sum(axis=1), state.sum(axis=(1, 2))
+    base = float(_stratum_g2(state).sum())
+    moves = []
+    for sign in (+1, -1):
+        gains = _unit_gains(state, r, c, n, sign)
+        valid = ~np.isnan(gains)
+        new = base + np.where(valid, gains, 0.0)
+        hit = (new >= threshold) if increase else (new < threshold)
+        if np.any(hit & valid):
+            return True, []
+        moves.append((sign, valid))
+    return False, moves
+
+
 def _exact(T: np.ndarray, threshold: float, increase: bool, depth: int, max_states: int) -> int | None:
     """Breadth-first search: the smallest k ≤ depth crossing the threshold, ``depth + 1`` if none,
     ``None`` when more than ``max_states`` tables would have to be visited."""
-    shape = T.shape
     layer = {T.tobytes(): T}
     seen = set(layer)
     for k in range(1, depth + 1):
         nxt: dict[bytes, np.ndarray] = {}
         for state in layer.values():
-            r, c, n = state.sum(axis=2), state.sum(axis=1), state.sum(axis=(1, 2))
-            base = float(_stratum_g2(state).sum())
-            for sign in (+1, -1):
-                gains = _unit_gains(state, r, c, n, sign)
-                valid = ~np.isnan(gains)
-                new = base + np.where(valid, gains, 0.0)
-                hit = (new >= threshold) if increase else (new < threshold)
-                if np.any(hit & valid):
-                    return k
-                if k == depth:
-                    continue
+            crossed, moves = _one_step(state, threshold, increase)
+            if crossed:
+                return k
+            if k == depth:
+                continue
+            for sign, valid in moves:
                 for idx in zip(*np.nonzero(valid)):
                     child = state.copy()
                     child[idx] += sign
@@ -287,7 +298,6 @@ def _exact(T: np.ndarray, threshold: float, increase: bool, depth: int, max_stat
         layer = nxt
         if not layer:
             break
-    del shape
     return depth + 1
 
 
@@ -302,29 +312,15 @@ def _near(T: np.ndarray, threshold: float, increase: bool, depth: int) -> int:
     """
     if depth > 2:
         raise ValueError(f"depth must be at most 2, got {depth}")
-
-    def crosses(state: np.ndarray) -> bool:
-        r, c, n = state.sum(axis=2), state.sum(axis=1), state.sum(axis=(1, 2))
-        base = float(_stratum_g2(state).sum())
-        for sign in (+1, -1):
-            gains = _unit_gains(state, r, c, n, sign)
-            valid = ~np.isnan(gains)
-            new = base + np.where(valid, gains, 0.0)
-            hit = (new >= threshold) if increase else (new < threshold)
-            if np.any(hit & valid):
-                return True
-        return False
-
-    if depth >= 1 and crosses(T):
+    crossed, moves = _one_step(T, threshold, increase) if depth >= 1 else (False, [])
+    if crossed:
         return 1
     if depth == 2:
         child = T.copy()
-        r, c, n = T.sum(axis=2), T.sum(axis=1), T.sum(axis=(1, 2))
-        for sign in (+1, -1):
-            valid = ~np.isnan(_unit_gains(T, r, c, n, sign))
+        for sign, valid in moves:
             for idx in zip(*np.nonzero(valid)):
                 child[idx] += sign
-                hit = crosses(child)
+                hit = _one_step(child, threshold, increase)[0]
                 child[idx] -= sign
                 if hit:
                     return 2
