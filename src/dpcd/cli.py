@@ -211,7 +211,6 @@ def _forecast(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def _delimiter(text: str) -> str:
     """``--delimiter``: one character, or ``tab`` (or ``\\t``) for a tab, which a shell cannot easily pass."""
     return "\t" if text in ("tab", "\\t") else text
@@ -224,10 +223,11 @@ def _repetitions(text: str) -> int | str:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {text!r}") from None
+        value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {text!r}")
     return value
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``dpcd`` argument parser (one subparser per command)."""
