@@ -238,3 +238,48 @@ def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_th
     found = dpcd.discover(data, schema=schema, epsilon=1.0, rng=0, progress=False, dependence="nonlinear",
                           out=tmp_path / "out", forecast_repetitions=1)
     assert found.privacy["assumed_public"]["algorithm"]["forecast_dependence"] == "nonlinear"
+
+
+def test_categorical_algorithms_are_forecast_on_the_numeric_draw_put_through_the_bins():
+    """A categorical algorithm reads numeric columns through the schema's bins: its synthetic data are the numeric
+    draw a numeric algorithm gets from the same seed (the stated model), binned as a release codes real records —
+    not random tables over the bins, on which binning would lose nothing."""
+    import numpy as np
+
+    from dpcd.forecast import _synthetic, _synthetic_binned
+    from dpcd.schema import Column
+
+    columns = (Column("x", "numeric", lower=-2.0, upper=2.0), Column("y", "numeric", lower=0.0, upper=10.0),
+               Column("g", "ordinal", categories=("lo", "mid", "hi")), Column("z", "numeric", lower=-1.0, upper=1.0))
+    schema = Schema(columns=columns, bins=5)
+    view = schema.as_categorical()
+    for dependence in ("linear", "nonlinear"):
+        binned, dag = _synthetic_binned(schema, view, 2000, 2.0, np.random.default_rng(3), dependence)
+        numeric, numeric_dag = _synthetic(schema.as_numeric(), "numeric", 2000, 2.0, np.random.default_rng(3),
+                                          dependence)
+        assert list(binned.columns) == ["x", "y", "g", "z"] and set(dag.edges) == set(numeric_dag.edges)
+        for name, (lower, upper) in {"x": (-2.0, 2.0), "y": (0.0, 10.0), "z": (-1.0, 1.0)}.items():
+            expected = np.clip(np.floor((numeric[name].to_numpy() - lower) / (upper - lower) * 5), 0, 4)
+            assert np.array_equal(binned[name].to_numpy(), expected.astype(np.int64)), name
+        assert np.array_equal(binned["g"].to_numpy(), numeric["g"].to_numpy().astype(np.int64))
+        assert set(binned["g"]) <= {0, 1, 2}
+        # values spread over ±3 sd of the bounds pile up in the middle bins, unlike Dirichlet tables
+        middle = np.mean(binned[["x", "y", "z"]].to_numpy() == 2)
+        assert middle > 0.3, middle
+    result = forecast(schema, n=2000, epsilon=[1.0], algorithms=["marginal_pc", "moment_pc"], repetitions=2,
+                      time_budget=None, rng=0)
+    assert set(result.table["status"]) == {"ok"} and "schema's bins" in result.statement
+
+
+def test_without_a_numeric_coding_categorical_algorithms_keep_random_tables_over_the_bins():
+    """An unordered column of more than two categories has no numeric coding: the categorical algorithms' forecast
+    falls back to random conditional tables over the categories and the bins (and still runs)."""
+    from dpcd.schema import Column
+
+    columns = (Column("x", "numeric", lower=0.0, upper=1.0),
+               Column("c", "categorical", categories=("a", "b", "c")), Column("y", "numeric", lower=0.0, upper=1.0))
+    schema = Schema(columns=columns, bins=4)
+    assert not schema.numeric_coding_allowed()
+    result = forecast(schema, n=2000, epsilon=[1.0], algorithms=["marginal_pc"], repetitions=2, time_budget=None,
+                      rng=0)
+    assert list(result.table["status"]) == ["ok"]

@@ -25,8 +25,14 @@ How the synthetic data are made (stated in every forecast)
     and exp of weighted parent sums, :func:`dpcd.datasets.sample_nonlinear`;
     ``dependence="nonlinear"``, the holder's public statement about the data),
     scaled so that ±3 standard deviations span each column's public bounds,
-    clamped to them, and coded columns rounded to their codes. Real data can
-    have weaker or stronger dependencies: the forecast is a guide, not a promise.
+    clamped to them, and coded columns rounded to their codes. A categorical
+    algorithm on a schema with numeric columns (which it reads through the
+    schema's bins) gets those numeric data put through the bins, as a release
+    codes the real records — the same draw the numeric algorithms get — so its
+    forecast counts what binning loses; only where the schema has no numeric
+    coding (an unordered column of more than two categories) does it get random
+    conditional tables over the bins instead. Real data can have weaker or
+    stronger dependencies: the forecast is a guide, not a promise.
 
 Examples
 --------
@@ -257,6 +263,25 @@ def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Ge
     return pd.DataFrame(scaled, columns=list(view.names)), ordered
 
 
+def _synthetic_binned(declared: Schema, view: Schema, n: int, degree: float, rng: np.random.Generator,
+                      dependence: str = "linear") -> tuple[pd.DataFrame, nx.DiGraph]:
+    """Synthetic data for a categorical algorithm on a schema with numeric columns: the numeric synthetic data of
+    the schema's numeric view (``dependence``; the same draw a numeric algorithm gets from the same ``rng``), coded
+    by the categorical ``view`` as a release codes real records — numeric columns into the view's equal-width bins,
+    coded categories back to their codes. So the forecast sees what the bins lose, as the release will.
+
+    >>> schema = Schema(columns=Schema.numeric([(0.0, 1.0)] * 3).columns, bins=4)
+    >>> frame, dag = _synthetic_binned(schema, schema.as_categorical(), 50, 2.0, np.random.default_rng(0))
+    >>> frame.shape, set(frame.to_numpy().ravel().tolist()) <= {0, 1, 2, 3}
+    ((50, 3), True)
+    """
+    frame, dag = _synthetic(declared.as_numeric(), "numeric", n, degree, rng, dependence)
+    coded = {column.name: (column.encode(frame[column.name]) if column.source is not None
+                           else frame[column.name].to_numpy().astype(np.int64))
+             for column in view.columns}
+    return pd.DataFrame(coded, columns=list(view.names)), dag
+
+
 def forecast(
     schema: Schema | Mapping[str, Any] | str | os.PathLike[str],
     *,
@@ -345,6 +370,8 @@ def forecast(
             rows += [_row(spec, e, delta, auto, f"not applicable: {error}") for e in epsilons]
             continue
         limits = default_limits(view, spec, public_n, max_order=max_order, max_tests=max_tests)
+        # a categorical algorithm reads numeric columns through the bins: forecast it on the numeric data binned
+        binned = spec.data == "categorical" and declared.kind != "categorical" and declared.numeric_coding_allowed()
         count = auto_repetitions(spec, view, n) if repetitions == "auto" else repetitions
         seeds = generator.integers(0, 2**63 - 1, size=count)  # the same synthetic truths at every ε
         for eps in epsilons:
@@ -361,7 +388,10 @@ def forecast(
                 if time_budget is not None and runs and spent >= time_budget:
                     break
                 run_rng = np.random.default_rng(seed)
-                frame, dag = _synthetic(view, spec.data, n, degree, run_rng, dependence)
+                if binned:
+                    frame, dag = _synthetic_binned(declared, view, n, degree, run_rng, dependence)
+                else:
+                    frame, dag = _synthetic(view, spec.data, n, degree, run_rng, dependence)
                 truth = dag_to_cpdag(dag)
                 start = time.perf_counter()
                 try:
@@ -389,8 +419,9 @@ def forecast(
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
            f"{'' if repetitions != 'auto' else 'up to '}{most} random DAGs with {degree:g} neighbours per node on "
            f"average, n = {n}; ")
-    how += ("categorical views: random conditional tables over the schema's categories; numeric views: "
-            f"{DEPENDENCE[dependence]}, scaled to the public bounds")
+    how += ("categorical schemas: random conditional tables over the schema's categories; numeric columns: "
+            f"{DEPENDENCE[dependence]}, scaled to the public bounds (and put through the schema's bins for the "
+            "algorithms that read bins)")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
 
 
