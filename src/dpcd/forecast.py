@@ -419,9 +419,12 @@ def forecast(
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
            f"{'' if repetitions != 'auto' else 'up to '}{most} random DAGs with {degree:g} neighbours per node on "
            f"average, n = {n}; ")
-    how += ("categorical schemas: random conditional tables over the schema's categories; numeric columns: "
-            f"{DEPENDENCE[dependence]}, scaled to the public bounds (and put through the schema's bins for the "
-            "algorithms that read bins)")
+    if declared.kind == "categorical" or not declared.numeric_coding_allowed():
+        how += "random conditional tables over the schema's categories" + (
+            "" if declared.kind == "categorical" else " and bins (an unordered column has no numeric coding)")
+    else:
+        how += (f"{DEPENDENCE[dependence]}, scaled to the public bounds, and put through the schema's bins for the "
+                "algorithms that read bins")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
 
 
