@@ -362,6 +362,9 @@ def forecast(
     specs = _applicable(declared, target, registry, algorithms)
     auto = None
     public_n = n if target.n_public else None
+    # numeric columns with a numeric coding: every candidate runs on the stated numeric draws (binned where it reads
+    # bins); otherwise random tables over the categories and bins
+    numeric_draws = declared.kind != "categorical" and declared.numeric_coding_allowed()
     rows = []
     for spec in specs:
         try:
@@ -370,8 +373,7 @@ def forecast(
             rows += [_row(spec, e, delta, auto, f"not applicable: {error}") for e in epsilons]
             continue
         limits = default_limits(view, spec, public_n, max_order=max_order, max_tests=max_tests)
-        # a categorical algorithm reads numeric columns through the bins: forecast it on the numeric data binned
-        binned = spec.data == "categorical" and declared.kind != "categorical" and declared.numeric_coding_allowed()
+        binned = numeric_draws and spec.data == "categorical"  # it reads the numeric columns through the bins
         count = auto_repetitions(spec, view, n) if repetitions == "auto" else repetitions
         seeds = generator.integers(0, 2**63 - 1, size=count)  # the same synthetic truths at every ε
         for eps in epsilons:
@@ -419,12 +421,12 @@ def forecast(
            f"{time_budget:g} s per algorithm and budget), n = {n}; " if time_budget is not None else
            f"{'' if repetitions != 'auto' else 'up to '}{most} random DAGs with {degree:g} neighbours per node on "
            f"average, n = {n}; ")
-    if declared.kind == "categorical" or not declared.numeric_coding_allowed():
-        how += "random conditional tables over the schema's categories" + (
-            "" if declared.kind == "categorical" else " and bins (an unordered column has no numeric coding)")
-    else:
+    if numeric_draws:
         how += (f"{DEPENDENCE[dependence]}, scaled to the public bounds, and put through the schema's bins for the "
                 "algorithms that read bins")
+    else:
+        how += "random conditional tables over the schema's categories" + (
+            "" if declared.kind == "categorical" else " and bins (an unordered column has no numeric coding)")
     return Forecast(table, auto, n, target.name, declared.sha256, SYNTHETIC_STATEMENT.format(how=how))
 
 
