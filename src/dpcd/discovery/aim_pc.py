@@ -53,10 +53,12 @@ which is (ε, δ)-DP at ρ = zcdp_rho(ε, δ) [CKS20, Prop. 12]. Fitting p̂, PC
 n · p̂ and drawing records read only released and public values:
 post-processing. ∎
 
-The per-round charges in the run's ledger compose, by the ledger's tight
-accountant, as if their parameters had been fixed in advance; the guarantee
-of the run is the theorem's (ε, δ), which :func:`worst_case` states (the
-filter spends ρ exactly).
+The run's ledger holds **one** charge, the filter's: (zcdp_epsilon(ρ_spent, δ),
+δ) as a generic approximate-DP step, so every total the ledger reports is the
+theorem's (ε, δ), which :func:`worst_case` states (the filter spends ρ
+exactly). The rounds' own costs (:attr:`AimModel.costs`) are not charged one by
+one: their parameters depend on earlier releases, and a composition that treats
+them as fixed in advance (the ledger's PLD accountant) is not the theorem.
 
 Deviations from the paper, one sentence each: the estimate is the full
 contingency table (Private-PGM's estimator with the table as its graphical
@@ -108,7 +110,7 @@ from ..schema import check_codes, public_levels
 from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .algorithm import PrivateAlgorithm
 from .pc import PCResult, node_names_of, run_pc
-from .tables import NoisyTableDecider, all_marginals
+from .tables import NoisyTableDecider, all_marginals, check_table_cells
 
 __all__ = ["AIM_PC", "aim_pc", "aim_synthetic", "aim_table", "worst_case", "workload_weights", "fit_table",
            "selection_quality",
@@ -166,15 +168,6 @@ def selection_quality(exact: dict[tuple[int, ...], np.ndarray], model: dict[tupl
     penalty = math.sqrt(2.0 / math.pi) * sigma
     return [weight * (float(np.abs(exact[r] - model[r]).sum()) - penalty * exact[r].size)
             for r, weight in weights.items()]
-
-
-def _check_cells(levels: np.ndarray, max_cells: int) -> int:
-    cells = math.prod(int(k) for k in levels)
-    if cells > max_cells:
-        raise ValueError(f"AIM-PC's estimate is the full table of {cells:,} cells (product of the domain sizes "
-                         f"{[int(k) for k in levels]}), more than max_cells={max_cells:,}; it runs only on smaller "
-                         "domains")
-    return cells
 
 
 def _plan(rho: float, d: int, rounds_per_column: int) -> tuple[float, float]:
@@ -283,7 +276,8 @@ def fit_table(levels: Sequence[int], measurements: dict[tuple[int, ...], tuple[n
 @dataclass(frozen=True)
 class AimModel:
     """The outcome of an AIM run: the fitted table (counts, n · p̂), the measured sets in order, the run's ρ and
-    what it spent, and the ledger of its charges."""
+    what it spent, the ledger (one charge: the zCDP filter's (ε, δ)), and the zCDP cost of every step in order
+    (``(step, ρ_i)``; Σ ρ_i = ``rho_spent``)."""
 
     table: np.ndarray
     measured: tuple[tuple[int, ...], ...]
@@ -291,6 +285,7 @@ class AimModel:
     rho_spent: float
     annealed: int
     ledger: PrivacyLedger
+    costs: tuple[tuple[str, float], ...]
 
 
 def _marginals(table: np.ndarray, order: int) -> dict[tuple[int, ...], np.ndarray]:
@@ -328,7 +323,7 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
     codes = as_data_matrix(data, kind="discrete")
     n, d = codes.shape
     levels = public_levels(levels, d, node_names_of(data))
-    _check_cells(levels, max_cells)
+    check_table_cells(levels, max_cells, "AIM-PC")
     check_codes(codes, levels)
     generator = as_rng(rng)
     order = min(workload_order, d)
@@ -353,8 +348,7 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
     for j in range(d):
         measure((j,), sigma)
     spent = d / sigma ** 2
-    ledger.charge("AIM one-way marginals", epsilon=zcdp_epsilon(spent, delta), delta=delta, kind="gaussian",
-                  sensitivity=math.sqrt(2.0 * d), scale=sigma, note=f"{spent:.4g} zCDP")
+    costs: list[tuple[str, float]] = [("one-way marginals", spent)]
     theta, step = fit_table(levels, measurements(), n, iterations=iterations)
     fitted = np.exp(theta) / np.exp(theta).sum() * n
     model = _marginals(fitted, order)
@@ -374,11 +368,9 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
         quality = selection_quality(exact, model, weights, sigma)
         chosen = candidates[exponential_mechanism(quality, epsilon=eps_round, sensitivity=sensitivity,
                                                   rng=generator)]
-        ledger.charge("AIM selection (exponential mechanism)", epsilon=eps_round, kind="bounded_range",
-                      note=f"{eps_round ** 2 / 8:.4g} zCDP")
+        costs.append(("selection (exponential mechanism)", eps_round ** 2 / 8.0))
         measure(chosen, sigma)
-        ledger.charge(f"AIM marginal {chosen}", epsilon=zcdp_epsilon(1.0 / sigma ** 2, delta), delta=delta,
-                      kind="gaussian", sensitivity=math.sqrt(2.0), scale=sigma, note=f"{1.0 / sigma ** 2:.4g} zCDP")
+        costs.append((f"marginal {chosen}", 1.0 / sigma ** 2))
         measured.append(chosen)
         before = model[chosen]
         theta, step = fit_table(levels, measurements(), n, start=theta, step=step,
@@ -390,7 +382,9 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
         if float(np.abs(model[chosen] - before).sum()) <= penalty * before.size:
             sigma, eps_round = sigma / 2.0, eps_round * 2.0
             annealed += 1
-    return AimModel(fitted, tuple(measured), rho, spent, annealed, ledger)
+    ledger.charge("AIM rounds under a zCDP filter", epsilon=zcdp_epsilon(spent, delta), delta=delta, kind="approx",
+                  note=f"{spent:.6g} of {rho:.6g} zCDP in {len(costs)} adaptively chosen steps (Renyi filter)")
+    return AimModel(fitted, tuple(measured), rho, spent, annealed, ledger, tuple(costs))
 
 
 def aim_synthetic(data, *, levels, epsilon_total: float, delta: float = 1e-6, rng: RngLike,
