@@ -70,6 +70,14 @@ def test_refuses_a_table_over_the_memory_bound():
         lapmech(data, levels=LEVELS, epsilon_total=1.0, rng=0, max_cells=10)
 
 
+def test_a_table_over_the_memory_bound_is_refused_before_the_data_are_read():
+    bad = pd.DataFrame(np.full((10, 3), 99), columns=["a", "b", "c"])  # codes outside the domain: never read
+    with pytest.raises(ValueError, match="max_cells"):
+        lapmech(bad, levels=(4, 4, 4), epsilon_total=1.0, rng=0, max_cells=63)
+    with pytest.raises(ValueError, match="outside"):
+        lapmech(bad, levels=(4, 4, 4), epsilon_total=1.0, rng=0)
+
+
 def test_bad_input():
     data = _chain_data(500, 7)
     with pytest.raises(ValueError, match="epsilon"):

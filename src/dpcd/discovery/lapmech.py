@@ -57,7 +57,7 @@ from ..validation import (
 )
 from .algorithm import PrivateAlgorithm
 from .pc import PCResult, node_names_of, run_pc
-from .tables import NoisyTableDecider
+from .tables import NoisyTableDecider, check_table_cells
 
 __all__ = ["LAPMECH", "DEFAULT_MAX_CELLS", "noisy_joint_table", "lapmech", "worst_case", "RELATION", "PUBLIC"]
 
@@ -86,15 +86,7 @@ def noisy_joint_table(codes: np.ndarray, levels: Sequence[int], *, epsilon: floa
     max_cells = check_int(max_cells, "max_cells", minimum=1)
     rng = as_rng(rng)
     levels = [int(k) for k in levels]
-    cells = 1
-    for k in levels:
-        cells *= k
-    if cells > max_cells:
-        raise ValueError(
-            f"the full contingency table has {cells:,} cells (product of the domain sizes {levels}), more than "
-            f"max_cells={max_cells:,} ({4 * max_cells / 2**20:.0f} MiB); LapMech is infeasible for this many "
-            "variables/categories (raise max_cells only if the memory is really there)"
-        )
+    cells = check_table_cells(levels, max_cells, "LapMech")
     flat = np.ravel_multi_index(tuple(codes[:, j] for j in range(codes.shape[1])), levels)
     table = np.bincount(flat, minlength=cells).astype(np.float32)
     chunk = 1 << 22
@@ -160,6 +152,7 @@ def lapmech(data, *, levels, epsilon_total: float, alpha: float = 0.01, rng: Rng
     codes = _check_categorical(data)
     names = node_names_of(data, node_names)
     levels = public_levels(levels, codes.shape[1], names)
+    check_table_cells(levels, check_int(max_cells, "max_cells", minimum=1), "LapMech")  # before the data are read
     check_codes(codes, levels)
     table = noisy_joint_table(codes, levels, epsilon=epsilon, rng=rng, max_cells=max_cells)
     ledger = PrivacyLedger("add/remove", public=PUBLIC)

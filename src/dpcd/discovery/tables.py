@@ -7,6 +7,7 @@ distribution scaled to n). Everything here reads the table only: post-processing
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -16,7 +17,25 @@ from ..ci.distance import g2_public_dof, g2_statistic
 from ..validation import check_int
 from .pc import Decider
 
-__all__ = ["all_marginals", "NoisyTableDecider"]
+__all__ = ["all_marginals", "NoisyTableDecider", "check_table_cells"]
+
+
+def check_table_cells(levels: Sequence[int], max_cells: int, algorithm: str) -> int:
+    """The number of cells of the full table over the public domain sizes ``levels``; ``ValueError`` naming
+    ``max_cells`` when there are more. A function of public values only, so the refusal says nothing about the data
+    (callers check it before they read any).
+
+    >>> check_table_cells((2, 3, 4), 24, "LapMech")
+    24
+    """
+    cells = math.prod(int(k) for k in levels)
+    if cells > max_cells:
+        raise ValueError(
+            f"{algorithm} needs the full contingency table of {cells:,} cells (product of the domain sizes "
+            f"{[int(k) for k in levels]}), more than max_cells={max_cells:,} ({4 * max_cells / 2**20:.0f} MiB as "
+            f"float32); it is infeasible for this many variables/categories (raise max_cells only if the memory is "
+            "really there)")
+    return cells
 
 
 def all_marginals(table: np.ndarray, size: int) -> dict[tuple[int, ...], np.ndarray]:
