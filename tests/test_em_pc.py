@@ -177,6 +177,20 @@ def test_step_bounds_grow_with_the_radius():
     assert bounds[0] < 0.2  # near independence with large counts one record moves G² very little
 
 
+def test_box_distance_is_the_same_in_smaller_chunks(monkeypatch):
+    """The memory cap on the radii evaluated at once changes how the search is cut, never its answer."""
+    from dpcd.ci import distance
+
+    rng = np.random.default_rng(3)
+    tables = [rng.integers(200, 400, size=(40, 3, 4)).astype(float) for _ in range(3)]
+    tables.append(np.array([[[5000.0, 5400.0], [5100.0, 4800.0]]]))  # far from the threshold: a long search
+    threshold = g2_threshold(2 * 3 * 40, 0.05)
+    free = [flip_distance(t, threshold=threshold).k for t in tables]
+    monkeypatch.setattr(distance, "BOX_CHUNK_ELEMENTS", 480)  # one or a few radii per call
+    assert [flip_distance(t, threshold=threshold).k for t in tables] == free
+    assert max(free) > 16  # the searches ran past the first chunk
+
+
 def test_lipschitz_score_is_a_lower_bound_of_the_exact_distance():
     rng = np.random.default_rng(12)
     threshold = g2_threshold(1, 0.05)

@@ -367,11 +367,18 @@ def step_bounds(table: np.ndarray, radii: np.ndarray) -> np.ndarray:
     return 2.0 * np.maximum(up, -down).reshape(len(j), -1).max(axis=1)
 
 
+BOX_CHUNK_ELEMENTS = 1 << 22
+"""Most cells × radii :func:`_box_distance` hands :func:`step_bounds` at once (each of its temporaries then holds at
+most 32 MiB, whatever the table's size)."""
+
+
 def _box_distance(T: np.ndarray, gap: float, cap: int) -> int:
     """Smallest k ≥ 1 with B₀ + … + B_{k−1} ≥ gap (``cap`` if not reached by then)."""
     total = 0.0
     start, chunk = 0, 16
+    most = max(1, BOX_CHUNK_ELEMENTS // max(T.size, 1))
     while start < cap:
+        chunk = min(chunk, most)
         radii = np.arange(start, min(start + chunk, cap))
         cumulative = total + np.cumsum(step_bounds(T, radii))
         reached = np.flatnonzero(cumulative >= gap)
