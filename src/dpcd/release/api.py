@@ -57,7 +57,7 @@ import inspect
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,9 +174,10 @@ NOISE_SOURCES = {
 """What ``privacy.json`` says of where the noise came from (never the seed itself)."""
 
 
-def run_defaults(spec: PrivateAlgorithm, exclude: Mapping[str, Any] = ()) -> dict[str, Any]:
+def run_defaults(spec: PrivateAlgorithm, exclude: Iterable[str] = ()) -> dict[str, Any]:
     """The keyword settings ``spec.run`` takes at their defaults in a release (public: fixed by the code of this
-    version, never by the data), apart from those in ``exclude`` and the names of the columns.
+    version, never by the data), apart from those named in ``exclude`` (names, or a mapping's keys such as the
+    parameters a release sets) and the names of the columns.
 
     >>> from dpcd.registry import ALGORITHMS
     >>> run_defaults(ALGORITHMS["lapmech"])["max_cells"]
