@@ -8,6 +8,7 @@ import pytest
 
 from dpcd.ci import contingency_table
 from dpcd.discovery import lapmech as lapmech_module
+from dpcd.discovery.aim_pc import aim_pc
 from dpcd.discovery.lapmech import lapmech, noisy_joint_table
 from dpcd.discovery.pc import pc
 from dpcd.discovery.tables import NoisyTableDecider
@@ -70,12 +71,15 @@ def test_refuses_a_table_over_the_memory_bound():
         lapmech(data, levels=LEVELS, epsilon_total=1.0, rng=0, max_cells=10)
 
 
-def test_a_table_over_the_memory_bound_is_refused_before_the_data_are_read():
+@pytest.mark.parametrize("run", [lapmech, aim_pc], ids=["lapmech", "aim_pc"])
+def test_a_table_over_the_memory_bound_is_refused_before_the_data_are_read(run):
+    """Both full-table algorithms refuse by the public domain sizes (tables.check_table_cells) before any code is
+    checked, so the refusal cannot depend on the data."""
     bad = pd.DataFrame(np.full((10, 3), 99), columns=["a", "b", "c"])  # codes outside the domain: never read
     with pytest.raises(ValueError, match="max_cells"):
-        lapmech(bad, levels=(4, 4, 4), epsilon_total=1.0, rng=0, max_cells=63)
+        run(bad, levels=(4, 4, 4), epsilon_total=1.0, rng=0, max_cells=63)
     with pytest.raises(ValueError, match="outside"):
-        lapmech(bad, levels=(4, 4, 4), epsilon_total=1.0, rng=0)
+        run(bad, levels=(4, 4, 4), epsilon_total=1.0, rng=0)
 
 
 def test_bad_input():
