@@ -1,5 +1,6 @@
-"""AIM-PC: the zCDP filter spends exactly ρ, the sensitivity of AIM's quality, the fitted table, the refusal of
-large domains before the data are read, the audit case and its broken variant, and runs through ``discover``."""
+"""AIM-PC: the zCDP filter spends exactly ρ and the ledger states its guarantee, the sensitivity of AIM's quality,
+the fitted table, the refusal of large domains (before the data are read: tests/test_lapmech.py), the audit case and
+its broken variant, and runs through ``discover``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""LapMech (paper 000, Sec. IV-D): PC on one Laplace-noised full contingency table."""
+"""LapMech (paper 000, Sec. IV-D): PC on one Laplace-noised full contingency table; and, for LapMech and AIM-PC
+alike, the refusal of a full table over ``max_cells`` before the data are read."""
 
 from __future__ import annotations
 
