@@ -3,8 +3,8 @@
 :func:`read_table` reads a CSV (or takes a DataFrame) as **text**, so that no
 value is interpreted before the schema says how; :func:`encode_table` then
 applies the schema's rules (:meth:`dpcd.schema.Schema.encode`): codes for
-categorical columns, clamped numbers for numeric ones, fills for missing or
-out-of-domain values. Nothing here inspects a value to decide anything.
+categorical columns, clamped numbers for numeric ones, fills for missing,
+out-of-domain or unreadable values. Nothing here inspects a value to decide anything.
 
 A file is read one line per record, so that one record cannot change how the
 others are read (:func:`read_table`). What can still stop a release on the
@@ -29,16 +29,19 @@ import csv
 import math
 import os
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from ..schema import DataPreparationError, Schema
+from ..schema import Column, DataPreparationError, Schema
 
 __all__ = ["read_table", "encode_table"]
 
 
 def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",") -> pd.DataFrame:
-    r"""The table as text cells (a DataFrame is copied; a CSV needs a header row of unique, non-empty names).
+    r"""The table as text cells (a DataFrame is copied, its cells left as they are — :func:`encode_table` reads a
+    cell its rules cannot read as missing; a CSV needs a header row of unique, non-empty names).
 
     A CSV is read **one line per record**: every non-blank line after the
     header is one row, parsed on its own, so that no record's content can
@@ -142,5 +145,43 @@ def _fields(line: str, delimiter: str = ",") -> list[str] | None:
 
 
 def encode_table(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
-    """The table in the schema's coding (see :meth:`dpcd.schema.Schema.encode`)."""
-    return schema.encode(frame)
+    """The table in the schema's coding (see :meth:`dpcd.schema.Schema.encode`), every cell by a rule on that cell.
+
+    A cell the schema's rules cannot read is **missing** (its column's fill),
+    never an error: an error would stop the release on one record's content.
+    Text cells, as :func:`read_table` gives a CSV's, are always read; a
+    DataFrame's cells can be any Python object, and some make the column rules
+    raise — an integer beyond the float range in a numeric column, one of more
+    than 4 300 digits, ``Decimal("sNaN")``, an object whose text raises. Such a
+    column is encoded cell by cell (the same codes for every cell that reads on
+    its own). Only the structure (a missing or undeclared column) stops it.
+
+    >>> from decimal import Decimal
+    >>> schema = Schema.numeric([(0, 10)], names=["a"])
+    >>> encode_table(pd.DataFrame({"a": pd.Series([3, 10 ** 400, Decimal("sNaN")], dtype=object)}), schema)["a"].tolist()
+    [3.0, 5.0, 5.0]
+    """
+    try:
+        return schema.encode(frame)
+    except DataPreparationError:
+        raise
+    except Exception:  # noqa: BLE001 - a cell the column rules cannot read; structure errors were raised above
+        pass
+    data = {}
+    for column in schema.columns:
+        values = frame[column.name]
+        try:
+            data[column.name] = column.encode(values)
+        except Exception:  # noqa: BLE001 - see above
+            missing = column.encode(pd.Series([None], dtype=object))
+            data[column.name] = np.array([_encode_cell(column, value, missing) for value in values.tolist()],
+                                         dtype=missing.dtype)
+    return pd.DataFrame(data, index=pd.RangeIndex(len(frame)), columns=list(schema.names))
+
+
+def _encode_cell(column: Column, value: Any, missing: np.ndarray) -> Any:
+    """One cell in ``column``'s coding; ``missing[0]`` (the code of a missing cell) when the rules cannot read it."""
+    try:
+        return column.encode(pd.Series([value], dtype=object))[0]
+    except Exception:  # noqa: BLE001 - any failure to read one cell makes that cell missing
+        return missing[0]
