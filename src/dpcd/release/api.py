@@ -142,24 +142,41 @@ DATA_PREPARATION = data_preparation()
 """:func:`data_preparation` with the defaults of :func:`discover`."""
 
 
-def _spent_grid(epsilons: np.ndarray) -> float:
-    """The PLD grid on which :func:`privacy_report` totals a run's charges: a hundredth of the smallest positive
-    per-charge ε, between 10⁻⁶ of their sum (the composed loss spans at most the sum, so at most 10⁶ grid points)
-    and the ledger's default 10⁻⁴.
+def _spent_grids(ledger: Any) -> tuple[float, ...]:
+    """The PLD grids, besides the ledger's default 10⁻⁴, on which :func:`privacy_report` totals a run's charges
+    by the tight accountant; the smallest total is reported.
 
-    The accountant rounds every charge's loss up to the grid, so on the default grid a run of thousands of charges
-    of ε ≈ 10⁻⁵ (Priv-PC at a small budget on many columns) totals to basic composition, above the guarantee its
-    calibration proved for the worst case (where more than :data:`~dpcd.privacy.ledger.PLD_MAX_ROUNDS` charges are
-    composed by zCDP instead). Any grid gives an upper bound; a grid matched to the charges gives a close one.
+    Each total is an upper bound (the accountant rounds every loss up to its
+    grid), and the grids are not nested, so none is always the smallest. The
+    plans' grid — 10⁻³ of the largest charge, at least 10⁻⁴, on which
+    :func:`dpcd.discovery.kendall_family.privacy_totals` totals a worst case —
+    lets a run that spends its plan total what the plan did; without it a run
+    of SVT-PC at ε ≈ 18 totalled a hair above its guarantee on the default
+    grid. And without Gaussian charges, a hundredth of the smallest positive
+    charge, at least 10⁻⁶ of their sum: on the default grid a run of thousands
+    of charges of ε ≈ 10⁻⁵ (Priv-PC at a small budget on many columns) totals
+    to basic composition, above the guarantee that zCDP proved for its worst
+    case. The composed loss of pure and generic (ε, δ) charges spans at most
+    their sum, so that grid has at most 10⁶ points; a Gaussian's loss spans
+    many times its ε, so a ledger with one stays on the coarse grids.
 
-    >>> _spent_grid(np.array([0.5, 1.0])), float(f"{_spent_grid(np.array([1e-5] * 1000)):.3g}")
-    (0.0001, 1e-07)
+    >>> from dpcd.privacy import PrivacyLedger
+    >>> ledger = PrivacyLedger("replace")
+    >>> _ = ledger.charge("test", epsilon=1e-5, count=1000, kind="laplace")
+    >>> [float(f"{grid:.3g}") for grid in _spent_grids(ledger)]
+    [1e-07]
     """
-    values = np.asarray(epsilons, dtype=np.float64)
+    values = np.asarray(ledger.epsilons(), dtype=np.float64)
     positive = values[values > 0]
     if positive.size == 0:
-        return 1e-4
-    return float(min(1e-4, max(1e-2 * positive.min(), 1e-6 * math.fsum(positive))))
+        return ()
+    grids = set()
+    if positive.max() <= 20.0:  # the plans' grid (privacy_totals, which uses basic composition above 20)
+        grids.add(float(max(1e-4, 1e-3 * positive.max())))
+    if not any(entry.kind in ("gaussian", "subsampled_gaussian") for entry in ledger.entries):
+        grids.add(float(min(1e-4, max(1e-2 * positive.min(), 1e-6 * math.fsum(positive)))))
+    grids.discard(1e-4)
+    return tuple(sorted(grids))
 
 
 def _spent(ledger: Any, target: Relation, delta: float) -> dict[str, Any]:
@@ -169,10 +186,13 @@ def _spent(ledger: Any, target: Relation, delta: float) -> dict[str, Any]:
     if not ledger.differentially_private:
         raise RuntimeError("the run used a variant without a privacy proof (" + "; ".join(ledger.not_dp)
                            + "); nothing written (a bug: discover never asks for one)")
-    summary = ledger.summary(target_delta=delta if delta > 0 else None)
+    target_delta = delta if delta > 0 else None
+    summary = ledger.summary(target_delta=target_delta)
+    for grid in _spent_grids(ledger):
+        finer = ledger.total("tight", target_delta=target_delta, value_discretization_interval=grid).as_dict()
+        if finer["epsilon"] < summary["totals"]["tight"]["epsilon"]:
+            summary["totals"]["tight"] = finer
     totals = {}
-    summary["totals"]["tight"] = ledger.total("tight", target_delta=delta if delta > 0 else None,
-                                              value_discretization_interval=_spent_grid(ledger.epsilons())).as_dict()
     for method, total in summary["totals"].items():
         if total["epsilon"] <= 0:
             totals[method] = {"epsilon": 0.0, "delta": 0.0}

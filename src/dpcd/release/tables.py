@@ -36,12 +36,12 @@ import pandas as pd
 
 from ..schema import Column, DataPreparationError, Schema
 
-__all__ = ["read_table", "encode_table"]
+__all__ = ["read_table", "encode_table", "plain_cell"]
 
 
 def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",") -> pd.DataFrame:
-    r"""The table as text cells (a DataFrame is copied, its cells left as they are — :func:`encode_table` reads a
-    cell its rules cannot read as missing; a CSV needs a header row of unique, non-empty names).
+    r"""The table as text cells (a DataFrame is copied, its cells as they are: :func:`encode_table` reads each by
+    :func:`plain_cell`; a CSV needs a header row of unique, non-empty names).
 
     A CSV is read **one line per record**: every non-blank line after the
     header is one row, parsed on its own, so that no record's content can
@@ -144,23 +144,81 @@ def _fields(line: str, delimiter: str = ",") -> list[str] | None:
         return None
 
 
+_PLAIN_TYPES = frozenset({str, bool, float, np.str_, np.bool_, np.float16, np.float32, np.float64, np.int8, np.int16,
+                          np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
+"""Cell types a DataFrame cell keeps as it is (exact types: a subclass may redefine equality or its text)."""
+
+
+def plain_cell(value: Any) -> Any:
+    """One DataFrame cell as a value the schema's rules read on its own: a plain string, bool or number, or None.
+
+    A DataFrame can hold any Python object, and some would make the rules read
+    one record through the others or raise on one record's content (a
+    complex number makes pandas' number parsing return garbage for the other
+    cells of its column; an integer beyond the float range or ``Decimal("sNaN")``
+    raises; a subclass can redefine equality and merge with other values).
+    So each cell becomes: itself, when its exact type is a string, bool or
+    float or a NumPy bool, integer or float; an ``int`` of 64 bits (one beyond
+    is read as its text, as a CSV would give it); the base value of a subclass
+    of ``str``, ``int`` or ``float``; None for a missing value (None, NaN,
+    ``pd.NA``, ``NaT``); any other object its text (``str(value)``, as a CSV
+    of it would hold it: ``Decimal("1.5")`` → ``"1.5"``, a date → its ISO
+    text, which a numeric column fills), and None when that text cannot be
+    made (an integer of more than 4 300 digits, a ``__str__`` that raises).
+
+    >>> from decimal import Decimal
+    >>> [plain_cell(v) for v in (3, 2.5, "a", 10 ** 30, 2 + 3j, Decimal("1.5"), pd.NA)]
+    [3, 2.5, 'a', '1000000000000000000000000000000', '(2+3j)', '1.5', None]
+    """
+    try:
+        kind = type(value)
+        if value is None or kind in _PLAIN_TYPES:
+            return value
+        if kind is int:
+            return value if -(2 ** 63) <= value < 2 ** 63 else str.__str__(str(value))
+        if value is pd.NA or value is pd.NaT:
+            return None
+        if isinstance(value, str):
+            return str.__str__(value)
+        if isinstance(value, bool):  # a subclass of bool cannot exist; kept for clarity of the order below
+            return bool(value)
+        if isinstance(value, int):
+            return plain_cell(int.__int__(value))
+        if isinstance(value, float):
+            return float.__float__(value)
+        return str.__str__(str(value))
+    except Exception:  # noqa: BLE001 - a cell whose value or text cannot be had is missing
+        return None
+
+
+def _plain_values(values: pd.Series) -> np.ndarray:
+    """A column's cells, each :func:`plain_cell` (a column of NumPy bools, integers or floats as it is)."""
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "biuf":
+        return values.to_numpy()
+    return pd.Series(values.astype(object).to_numpy(), dtype=object).map(plain_cell).to_numpy()
+
+
 def encode_table(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     """The table in the schema's coding (see :meth:`dpcd.schema.Schema.encode`), every cell by a rule on that cell.
 
-    A cell the schema's rules cannot read is **missing** (its column's fill),
+    Every cell is first made :func:`plain_cell` (text cells, as a CSV gives
+    them, stay as they are), so that no cell is read through the others; a
+    cell the schema's rules cannot read is **missing** (its column's fill),
     never an error: an error would stop the release on one record's content.
-    Text cells, as :func:`read_table` gives a CSV's, are always read; a
-    DataFrame's cells can be any Python object, and some make the column rules
-    raise — an integer beyond the float range in a numeric column, one of more
-    than 4 300 digits, ``Decimal("sNaN")``, an object whose text raises. Such a
-    column is encoded cell by cell (the same codes for every cell that reads on
-    its own). Only the structure (a missing or undeclared column) stops it.
+    Should a column still raise, it is encoded cell by cell (the same codes for
+    every cell that reads on its own). Only the structure (a missing or
+    undeclared column) stops it.
 
     >>> from decimal import Decimal
     >>> schema = Schema.numeric([(0, 10)], names=["a"])
-    >>> encode_table(pd.DataFrame({"a": pd.Series([3, 10 ** 400, Decimal("sNaN")], dtype=object)}), schema)["a"].tolist()
-    [3.0, 5.0, 5.0]
+    >>> frame = pd.DataFrame({"a": pd.Series([3, 10 ** 400, Decimal("sNaN"), 2 + 3j], dtype=object)})
+    >>> encode_table(frame, schema)["a"].tolist()   # 10 ** 400 read as its text, clamped; the others missing
+    [3.0, 10.0, 5.0, 5.0]
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas.DataFrame, got {type(frame).__name__}")
+    frame = pd.DataFrame({j: _plain_values(frame.iloc[:, j]) for j in range(frame.shape[1])},
+                         index=pd.RangeIndex(len(frame))).set_axis([str(c) for c in frame.columns], axis=1)
     try:
         return schema.encode(frame)
     except DataPreparationError:
