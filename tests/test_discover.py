@@ -401,6 +401,25 @@ def test_a_dataframe_cell_is_read_by_its_own_type_and_text():
         [2, 1, 1]
 
 
+def test_a_column_whose_rules_still_raise_is_read_cell_by_cell(monkeypatch):
+    # the net under plain_cell: should a column's rules raise on some plain value, only that cell is missing
+    from dpcd.release.tables import encode_table
+    from dpcd.schema import Column
+
+    schema = Schema.numeric([(-5, 5), (0, 1)], names=["a", "b"])
+    fill = encode_table(pd.DataFrame({"a": [None], "b": [None]}), schema).iloc[0].tolist()
+    encode = Column.encode
+
+    def fragile(self, values):
+        if any(isinstance(v, str) and v == "boom" for v in values.tolist()):
+            raise OverflowError("a value these rules cannot read")
+        return encode(self, values)
+
+    monkeypatch.setattr(Column, "encode", fragile)
+    frame = pd.DataFrame({"a": ["1.5", "boom", "-9"], "b": ["0.25", "0.5", "boom"]})
+    assert encode_table(frame, schema).to_numpy().tolist() == [[1.5, 0.25], [fill[0], 0.5], [-5.0, fill[1]]]
+
+
 @pytest.mark.parametrize(("name", "epsilon"), [("priv_pc", 0.01), ("svt_pc", 0.01), ("curate", 0.01),
                                              ("subsampled_gaussian", 0.01), ("svt_pc", 18.5)])
 def test_a_run_on_many_columns_releases_within_its_guarantee(name, epsilon):
