@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import numpy as np
@@ -72,6 +73,15 @@ def test_a_tab_separated_file_is_read_with_delimiter_tab(csvs, tmp_path, capsys)
     assert privacy["assumed_public"]["n"] == len(frame) + 1 and "separated by a tab" in privacy["data_preparation"]
     assert main(["schema", str(tsv), "--check", str(csvs / "asia.json"), "--delimiter", "tab"]) == 0
     assert f"{len(frame) + 1} records read; 0 blank lines" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("slash", ["", "/"])
+def test_discover_names_its_output_folder_with_one_separator(csvs, tmp_path, capsys, slash):
+    # `--out result/` (as the README types it) printed "wrote result//:"
+    out = tmp_path / "result"
+    assert main(["discover", str(csvs / "asia.csv"), "--schema", str(csvs / "asia.json"), "--algorithm", "em_pc",
+                 "--epsilon", "1", "--seed", "3", "--out", str(out) + slash, "--no-progress"]) == 0
+    assert f"wrote {out}{os.sep}: graph.dot" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("algorithm", "data"), [("auto", "gauss"), ("svt_pc", "asia"), ("priv_pc", "asia")])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 
 import matplotlib
 
@@ -92,9 +93,10 @@ def test_cli_forecast_writes_table_and_plot(cancer_schema, tmp_path, capsys):
     path = cancer_schema.save(tmp_path / "schema.json")
     out = tmp_path / "forecast"
     assert main(["forecast", "--schema", str(path), "--n", "1500", "--epsilon", "0.5,2", "--algorithm", "em_pc",
-                 "--repetitions", "2", "--out", str(out), "--dependence", "nonlinear"]) == 0  # numeric model only
+                 "--repetitions", "2", "--out", str(out) + "/", "--dependence", "nonlinear"]) == 0  # numeric only
     printed = capsys.readouterr().out
     assert "algorithm auto would pick em_pc" in printed and "This forecast is synthetic" in printed
+    assert f"wrote {out}{os.sep}: forecast.csv" in printed  # one separator, though the user typed one
     table = pd.read_csv(out / "forecast.csv")
     assert sorted(table["epsilon"]) == [0.5, 2.0]
     assert (out / "forecast.png").read_bytes()[:4] == b"\x89PNG"

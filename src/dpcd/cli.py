@@ -60,6 +60,11 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None, *,
         return 130
 
 
+def _folder(path: str) -> str:
+    """``path`` as a folder in messages: one trailing separator, whichever the user typed (``out/`` or ``out``)."""
+    return os.path.join(os.path.normpath(path), "")
+
+
 def _discover(args: argparse.Namespace) -> int:
     from .release import discover
 
@@ -104,7 +109,7 @@ def _discover(args: argparse.Namespace) -> int:
           f"guarantee epsilon={guarantee['epsilon']:.4g}, delta={guarantee['delta']:.3g} under "
           f"{guarantee['relation']} (requested epsilon={args.epsilon:g}, delta={args.delta:g}); "
           f"this run spent epsilon={spent['epsilon']:.4g}")
-    print(f"wrote {out}/: " + ", ".join(sorted(p.name for p in found.files.values())))
+    print(f"wrote {_folder(out)}: " + ", ".join(sorted(p.name for p in found.files.values())))
     return 0
 
 
@@ -207,7 +212,7 @@ def _forecast(args: argparse.Namespace) -> int:
         os.makedirs(args.out, exist_ok=True)
         table.to_csv(os.path.join(args.out, "forecast.csv"), index=False)
         save_figure(forecast.plot(), args.out, "forecast")
-        print(f"wrote {args.out}/: forecast.csv, forecast.png, forecast.svg")
+        print(f"wrote {_folder(args.out)}: forecast.csv, forecast.png, forecast.svg")
     return 0
 
 
