@@ -51,6 +51,20 @@ def test_noise_scale_is_one_over_epsilon():
     assert abs(noise.mean()) < 5 * np.sqrt(0.5 / 2000)
 
 
+def test_counts_beyond_float32_integers_keep_sensitivity_one():
+    # float32 holds integers exactly only up to 2**24: a cell of 2**24 + 1 records must be released as
+    # float32(count + noise), not float32(float32(count) + noise), or one record moves the table by 0 or 2
+    from dpcd.privacy import laplace_noise
+
+    count = 2 ** 24 + 1
+    codes = np.zeros((count, 1), dtype=np.int8)
+    for seed in range(4):
+        noise = laplace_noise(1e-3, 1, rng=np.random.default_rng(seed))
+        released = noisy_joint_table(codes, [1], epsilon=1e3, rng=np.random.default_rng(seed))
+        assert released.dtype == np.float32
+        assert released.tolist() == np.float32(count + noise).tolist()
+
+
 def test_large_epsilon_equals_non_private_pc():
     data = _chain_data(20_000, 2)
     reference = pc(data, ci_test="g2", alpha=0.01)

@@ -78,9 +78,18 @@ def noisy_joint_table(codes: np.ndarray, levels: Sequence[int], *, epsilon: floa
                       max_cells: int = DEFAULT_MAX_CELLS) -> np.ndarray:
     """Full contingency table of all columns plus i.i.d. Lap(1/ε) noise per cell (float32).
 
-    Refuses with ``MemoryError``-free ``ValueError`` when ∏ levels exceeds
-    ``max_cells`` (the table would not fit; nothing is allocated). The noise
-    is drawn in chunks so peak memory stays near 4 bytes per cell.
+    The counts stay exact integers until the noise is added in double
+    precision; only the noisy sum is rounded to float32, which is
+    post-processing. (Rounding the counts first would break the proof: float32
+    holds integers exactly only up to 2²⁴, so above it one record could move a
+    cell by 0 or 2.) Refuses with ``MemoryError``-free ``ValueError`` when ∏
+    levels exceeds ``max_cells`` (the table would not fit; nothing is
+    allocated). The noise is drawn in chunks, so the peak is the integer counts
+    and the float32 table (12 bytes per cell).
+
+    >>> noisy_joint_table(np.zeros((2 ** 24 + 1, 1), dtype=np.int8), [1], epsilon=1e3,
+    ...                   rng=np.random.default_rng(0)).tolist()   # 2²⁴ + 1 + noise: not 2²⁴, as float32(count) is
+    [16777218.0]
     """
     epsilon = check_epsilon(epsilon)
     max_cells = check_int(max_cells, "max_cells", minimum=1)
@@ -88,12 +97,14 @@ def noisy_joint_table(codes: np.ndarray, levels: Sequence[int], *, epsilon: floa
     levels = [int(k) for k in levels]
     cells = check_table_cells(levels, max_cells, "LapMech")
     flat = np.ravel_multi_index(tuple(codes[:, j] for j in range(codes.shape[1])), levels)
-    table = np.bincount(flat, minlength=cells).astype(np.float32)
+    counts = np.bincount(flat, minlength=cells)
+    del flat
+    table = np.empty(cells, dtype=np.float32)
     chunk = 1 << 22
     scale = 1.0 / epsilon
     for start in range(0, cells, chunk):
         stop = min(cells, start + chunk)
-        table[start:stop] += laplace_noise(scale, stop - start, rng=rng, dtype=np.float32)
+        table[start:stop] = counts[start:stop] + laplace_noise(scale, stop - start, rng=rng)
     return table.reshape(levels)
 
 
