@@ -30,10 +30,14 @@ Privacy guarantee
 -----------------
 Neighbouring relation: replace one record; public: n and the variables'
 domains. Every round (one examined test) is ε-DP (Thm 1); the run is the
-adaptive composition of the rounds plus the open sieve. The returned ledger
-holds every charge; ``info["epsilon_advanced"]`` is its advanced-composition
-total at δ' = δ (the paper's accounting, capped by basic composition) and
-``info["epsilon_tight"]`` the PLD accountant's at δ.
+adaptive composition of the rounds plus the open sieve. The guarantee of a
+run is :func:`worst_case`'s: that composition over the largest number of
+rounds any run can examine. The returned ledger holds the charges of the
+rounds this run examined; ``info["epsilon_advanced"]`` is its
+advanced-composition total at δ' = δ (the paper's accounting, capped by basic
+composition) and ``info["epsilon_tight"]`` the PLD accountant's at δ — what
+this run spent, at most the worst case, and not a guarantee by itself (how many
+rounds a run examines depends on the data).
 
 References
 ----------
@@ -176,10 +180,12 @@ def priv_pc(data, *, levels, epsilon_per_test: float, delta: float = 1e-6, alpha
     delta)`` or ``result.ledger.total(...)``); ``info`` holds the test counts
     (sieved, examined, full-data and sub-sample tests) and the calibration used.
 
-    Privacy: (ε_tot, δ)-DP under replace-one neighbours with n and domains
-    public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_tight"]``
-    for this run and at most :func:`worst_case`'s worst case for any run, by
+    Privacy: (ε, δ)-DP under replace-one neighbours with n and domains public,
+    (ε, δ) being :func:`worst_case`'s (the most rounds any run can examine), by
     [WPS20, Thm 1] per round and composition.
+    ``privacy_totals(result.ledger, delta)["epsilon_tight"]`` is what this run
+    spent: at most that, and not a guarantee by itself (the number of rounds
+    depends on the data).
 
     Examples
     --------

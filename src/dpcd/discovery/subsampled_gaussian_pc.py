@@ -40,10 +40,13 @@ Neighbouring relation: replace one record; public: n and the variables'
 domains. Each test is one Poisson-sub-sampled Gaussian step with sampling
 rate q and noise multiplier σ, charged to a replace-one ledger as
 ``kind="subsampled_gaussian"`` (one charge per test); the run is their
-adaptive composition and is (ε_tot, δ + n_tests·β)-DP with
+adaptive composition. Its guarantee is :func:`worst_case`'s: that composition
+over the most tests any run can make, with their β's added to δ. The ledger's
 ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_tight"]`` (PLD
 accountant at δ; Koskela et al. / Doroshenko et al., tighter than the moments
-accountant's RDP bound, which dp_accounting does not offer under replace-one).
+accountant's RDP bound, which dp_accounting does not offer under replace-one),
+with δ + n_tests·β, is what this run spent — at most the worst case, and not a
+guarantee by itself (how many tests a run makes depends on the data).
 For basic/advanced composition each charge carries one step's ε at the
 per-step δ_step = δ / T_max, with T_max = p(p − 1)Σ_{k ≤ max order} C(p − 2, k)
 a public bound on the number of tests, so Σδ_step ≤ δ.
@@ -213,9 +216,12 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
     sub-sample lower bound m_lo, its failure probability per test and in total
     (``delta_size_failure`` = n_tests·β), the per-step (ε, δ) and the test counts.
 
-    Privacy: (ε_tot, δ + n_tests·β)-DP under replace-one neighbours with n and
-    domains public, ε_tot = ``privacy_totals(result.ledger, delta)["epsilon_tight"]``
-    [ACGMMTZ16; MTZ19; DGKKM22]; :func:`worst_case` gives the worst case.
+    Privacy: (ε, δ)-DP under replace-one neighbours with n and domains public,
+    (ε, δ) being :func:`worst_case`'s (the most tests any run can make)
+    [ACGMMTZ16; MTZ19; DGKKM22]. ``privacy_totals(result.ledger,
+    delta)["epsilon_tight"]``, with δ + n_tests·β, is what this run spent: at
+    most that, and not a guarantee by itself (the number of tests depends on
+    the data).
 
     Examples
     --------
