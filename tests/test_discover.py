@@ -266,6 +266,16 @@ def test_guarantee_within_request_for_every_algorithm_and_relation(asia, name, r
 RELEASABLE = [name for name, spec in reg.ALGORITHMS.items() if reg.release_refusal(spec) is None]
 
 
+@pytest.mark.parametrize("n", [None, 100_000])
+def test_the_order_cap_gives_its_reason_when_the_columns_bind_it(n):
+    # with three columns no conditioning set exceeds one column, whatever the default before that cap says
+    from dpcd.preparation import default_limits
+
+    limits = default_limits(Schema.categorical([2] * 3), reg.ALGORITHMS["em_pc"], n)
+    assert limits.max_order == 1
+    assert limits.why.startswith("max_order 1: p − 2, the largest conditioning set 3 columns allow;")
+
+
 @pytest.mark.parametrize("name", RELEASABLE)
 def test_every_run_stays_within_its_privacy_map(asia, gauss, name):
     # the run's ledger (its run-time charges) against the object's privacy map at the calibrated parameters
@@ -502,6 +512,18 @@ def test_bounds_whose_width_overflows_are_refused_before_the_data_are_read(tmp_p
                                            "b": {"type": "numeric", "lower": 0.0, "upper": 1.0}}})
     with pytest.raises(SchemaError, match="column 'a': upper - lower must be a finite number"):
         dpcd.discover(tmp_path / "missing.csv", schema=schema, epsilon=1.0, algorithm="moment_pc", progress=False)
+
+
+def test_a_category_holding_a_line_break_is_refused_before_a_csv_is_read(tmp_path):
+    # a CSV is read one line per record: a record holding such a category (legal CSV, quoted) would be read as
+    # two rows, so one record's content would decide n; the schema is refused, whatever the file holds
+    schema = Schema.from_json({"columns": {"a": {"type": "categorical", "categories": ["x", "line1\nline2"]},
+                                           "b": {"type": "categorical", "categories": ["u", "v"]}}})
+    with pytest.raises(SchemaError, match="column 'a': category 'line1\\\\nline2' holds a line break"):
+        dpcd.discover(tmp_path / "missing.csv", schema=schema, epsilon=1.0, algorithm="em_pc", progress=False)
+    frame = pd.DataFrame({"a": ["x", "line1\nline2"] * 60, "b": ["u", "v"] * 60})  # no lines: a DataFrame runs
+    released = dpcd.discover(frame, schema=schema, epsilon=1.0, algorithm="em_pc", rng=0, progress=False)
+    assert set(released.graph.nodes) == {"a", "b"}
 
 
 @pytest.mark.parametrize("separator", [",", "\t", " ", ";", "|"])

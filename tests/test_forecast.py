@@ -242,6 +242,37 @@ def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_th
     assert found.privacy["assumed_public"]["algorithm"]["forecast_dependence"] == "nonlinear"
 
 
+def test_under_add_remove_the_forecast_names_the_pick_discover_makes():
+    # discover cannot forecast where n is protected and takes the registry's fixed preference; the forecast's
+    # auto column must name that pick, not the best forecast (LapMech beats EM-PC on this schema at ε = 0.3)
+    from dpcd.preparation import auto_algorithm
+    from dpcd.registry import ALGORITHMS
+
+    schema = Schema.categorical([2] * 5)
+    result = forecast(schema, n=20_000, epsilon=[0.3], relation="add/remove", algorithms=["em_pc", "lapmech"],
+                      repetitions=3, time_budget=None, rng=0)
+    fixed = auto_algorithm(schema, "add/remove", ALGORITHMS).name
+    assert result.auto == fixed == "em_pc"
+    assert result.table.set_index("algorithm")["auto"].to_dict() == {"em_pc": True, "lapmech": False}
+
+
+@pytest.mark.parametrize("relation, out, repetitions, listed", [
+    ("add/remove", True, 3, False), ("replace", False, 3, True), ("replace", True, 0, True)])
+def test_privacy_json_lists_the_forecast_model_only_when_a_forecast_read_it(tmp_path, relation, out, repetitions,
+                                                                           listed):
+    import dpcd
+
+    sample = load_bnlearn("cancer", 2_000, rng=0)
+    schema = sample.schema().to_json()
+    schema.pop("n", None)
+    found = dpcd.discover(sample.data, schema=schema, epsilon=1.0, rng=0, progress=False, relation=relation,
+                          out=tmp_path / "out" if out else None, forecast_repetitions=repetitions)
+    assert ("forecast_dependence" in found.privacy["assumed_public"]["algorithm"]) == listed
+    manual = dpcd.discover(sample.data, schema=schema, epsilon=1.0, rng=0, progress=False, relation="replace",
+                           algorithm="em_pc", out=None)  # no auto, no report: no forecast at all
+    assert "forecast_dependence" not in manual.privacy["assumed_public"]["algorithm"]
+
+
 def test_categorical_algorithms_are_forecast_on_the_numeric_draw_put_through_the_bins():
     """A categorical algorithm reads numeric columns through the schema's bins: its synthetic data are the numeric
     draw a numeric algorithm gets from the same seed (the stated model), binned as a release codes real records —

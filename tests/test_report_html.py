@@ -161,3 +161,26 @@ def test_cjk_names_drawn_without_warnings_and_listed_on_the_page(tmp_path):
     if not drawable("年齢性別"):  # no CJK font here: the drawing shows ids, the page says which is which
         assert "drawn as short ids" in text and "in the drawing variable v1 年齢 v2 性別" in text
     assert json.loads(files["graph.json"].read_text(encoding="utf-8"))["nodes"] == ["年齢", "性別", "income"]
+
+
+def test_the_files_carry_the_time_the_release_began_not_when_the_run_ended(tmp_path):
+    # a run's duration depends on the data: the written files' times must not tell it
+    import time
+
+    import networkx as nx
+
+    import dpcd
+    from dpcd.datasets import load_bnlearn
+    from dpcd.release.writers import write_outputs
+
+    privacy = {"label": "EM-PC", "relation": {"name": "replace", "in_words": "replace one record"},
+               "guarantee": {"epsilon": 1.0, "delta": 0.0}, "assumed_public": {"n": 500}}
+    files = write_outputs(tmp_path / "fixed", nx.DiGraph([("a", "b")]), privacy, draw=False, timestamp=1e9)
+    assert {path.stat().st_mtime for path in [*files.values(), tmp_path / "fixed"]} == {1e9}
+    sample = load_bnlearn("cancer", 2_000, rng=0)
+    before = time.time()
+    found = dpcd.discover(sample.data, schema=sample.schema(), epsilon=1.0, algorithm="em_pc", rng=0,
+                          progress=False, out=tmp_path / "release", forecast_repetitions=1)
+    after = time.time()
+    times = {path.stat().st_mtime for path in [*found.files.values(), tmp_path / "release"]}
+    assert len(times) == 1 and before <= times.pop() <= before + 0.5 * (after - before)

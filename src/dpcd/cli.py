@@ -171,6 +171,7 @@ def _forecast(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .forecast import forecast as make_forecast
+    from .privacy.relation import relation as as_relation
 
     if args.command == "plan":
         print("dpcd plan is deprecated and will be removed in the next release: use `dpcd forecast` (same options)",
@@ -196,7 +197,9 @@ def _forecast(args: argparse.Namespace) -> int:
     for _, row in table[table["status"] != "ok"].iterrows():
         print(f"{row['label']} at epsilon={row['epsilon']:g}: {row['status']}")
     if forecast.auto is not None:
-        print(f"* algorithm auto would pick {forecast.auto}")
+        why = ("" if as_relation(forecast.relation).n_public else
+               " (by its fixed preference: under add/remove n is protected, so discover makes no forecast)")
+        print(f"* algorithm auto would pick {forecast.auto}{why}")
     for eps in sorted(set(table["epsilon"])):
         best = forecast.best(eps)
         if best is not None:

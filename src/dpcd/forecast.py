@@ -436,8 +436,16 @@ def _auto_picks(table: pd.DataFrame, schema: Schema, target: Any,
     chance, the first unless the best (:func:`ranked`) has a skeleton F1 ahead by more than :data:`AUTO_MARGIN`.
 
     Without a forecast row of any candidate (none ran, or none was asked for),
-    the registry's fixed preference (:func:`dpcd.preparation.auto_algorithm`).
+    and at every budget under a relation that protects n (``discover`` makes no
+    forecast there), the registry's fixed preference
+    (:func:`dpcd.preparation.auto_algorithm`).
     """
+    if not target.n_public:
+        try:
+            fixed = auto_algorithm(schema, target, registry).name
+        except AlgorithmUnavailable:
+            return {}
+        return {eps: fixed for eps in sorted(set(table["epsilon"]))}
     order = list(AUTO_CANDIDATES.get(choose_kind(schema), ()))
     picks: dict[float, str] = {}
     for eps in sorted(set(table["epsilon"])):

@@ -109,7 +109,9 @@ def default_limits(view: Schema, spec: PrivateAlgorithm, n: int | None, *, max_o
         if preferred is not None and max_order > preferred:
             max_order = preferred
             reasons[-1] = f"max_order {{k}}: {spec.label}'s default (its budget is split over the orders)"
-        max_order = min(max_order, p - 2)
+        if max_order > p - 2:
+            max_order = max(p - 2, 0)
+            reasons[-1] = f"max_order {{k}}: p − 2, the largest conditioning set {p} columns allow"
         reasons[-1] = reasons[-1].format(k=max_order)
     else:
         max_order = check_int(max_order, "max_order", minimum=0)

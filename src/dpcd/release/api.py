@@ -57,6 +57,7 @@ import inspect
 import math
 import os
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,7 +98,7 @@ from ..validation import (
     check_int,
     check_probability,
 )
-from .tables import encode_table, read_table
+from .tables import check_line_labels, encode_table, read_table
 from .writers import jsonable, write_outputs
 
 __all__ = [
@@ -234,12 +235,14 @@ def run_defaults(spec: PrivateAlgorithm, exclude: Iterable[str] = ()) -> dict[st
 
 def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
                    requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
-                   noise: str = "entropy", limits: Limits | None = None, dependence: str = "linear",
+                   noise: str = "entropy", limits: Limits | None = None, dependence: str | None = None,
                    min_rows: int = MIN_ROWS, delimiter: str = ",") -> dict[str, Any]:
     """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public.
 
     ``limits`` (the run's search caps, from public inputs) are listed among the
-    algorithm's public parameters with the reason for their values.
+    algorithm's public parameters with the reason for their values;
+    ``dependence`` (the model of the forecasts' synthetic data) is listed when a
+    forecast read it (None: no forecast was made).
     """
     target = as_relation(calibration.relation)
     parameters = {**dict(spec.extra), **dict(calibration.kwargs)}
@@ -255,7 +258,7 @@ def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view:
     }
     if "norm_clip" in getattr(result, "info", {}):
         public["algorithm"]["defaults"]["norm_clip_value"] = result.info["norm_clip"]  # "auto": from public settings
-    if auto:
+    if dependence is not None:
         public["algorithm"]["forecast_dependence"] = dependence
     if limits is not None:
         public["algorithm"]["limits"] = limits.why
@@ -485,6 +488,7 @@ def discover(
     >>> release.algorithm in {"marginal_pc", "mst_pc", "em_pc", "lapmech"}, sorted(release.privacy["assumed_public"])
     (True, ['algorithm', 'n', 'schema'])
     """
+    began = time.time()  # the files' time: when the release began, not when the data-dependent run ended
     registry = ALGORITHMS if registry is None else registry
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -506,11 +510,14 @@ def discover(
             raise ValueError(f"out {os.fspath(out)!r} exists and is not an empty folder; choose a new folder")
     declared = load_schema(schema)
     _check_widths(declared)
+    if not isinstance(data, pd.DataFrame):
+        check_line_labels(declared)
     if not target.n_public and declared.n is not None:
         raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
                           "or use relation='replace'")
     auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
     by_forecast = auto and target.n_public  # auto needs the public n for its forecast; add/remove: fixed preference
+    forecast_made = by_forecast or (target.n_public and out is not None and forecast_repetitions > 0)  # report's
     spec = view = None
     if not by_forecast:
         spec = auto_algorithm(declared, target, registry) if auto else resolve_algorithm(algorithm, registry)
@@ -559,7 +566,8 @@ def discover(
         graph, graph_type = result.cpdag, "CPDAG"
         privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
                                  requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
-                                 noise="entropy" if rng is None else "caller", limits=limits, dependence=dependence,
+                                 noise="entropy" if rng is None else "caller", limits=limits,
+                                 dependence=dependence if forecast_made else None,
                                  min_rows=min_rows, delimiter=delimiter)
         _done(bar)
         files: dict[str, Path] = {}
@@ -578,7 +586,7 @@ def discover(
             _begin(bar, f"writing {os.fspath(out)}")
             files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
                                   title=title, overwrite=overwrite, draw=draw, forecast=forecast,
-                                  forecast_note=note)
+                                  forecast_note=note, timestamp=began)
             _done(bar)
     finally:
         if bar is not None:

@@ -34,9 +34,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..schema import Column, DataPreparationError, Schema
+from ..schema import Column, DataPreparationError, Schema, SchemaError
 
-__all__ = ["read_table", "encode_table", "plain_cell"]
+__all__ = ["read_table", "encode_table", "plain_cell", "check_line_labels"]
+
+
+def check_line_labels(schema: Schema) -> None:
+    r"""Refuse a schema a CSV cannot hold one record per line of: a category whose label holds a line break.
+
+    :func:`read_table` reads a CSV one line per record, so a record with such a
+    category (legal CSV, quoted) would be read as two rows — one record's
+    content would decide n. Checked on the public schema before any data are
+    read; a DataFrame, which has no lines, needs no such check.
+
+    >>> check_line_labels(Schema.from_json({"columns": {"a": {"type": "categorical", "categories": ["x", "y\nz"]}}}))
+    Traceback (most recent call last):
+    ...
+    dpcd.schema.SchemaError: column 'a': category 'y\nz' holds a line break, which a CSV record (one line) cannot hold; rename the category in the schema and the data
+    """
+    for column in schema.columns:
+        for label in column.categories or ():
+            if "\n" in str(label):
+                raise SchemaError(f"column {column.name!r}: category {label!r} holds a line break, which a CSV "
+                                  "record (one line) cannot hold; rename the category in the schema and the data")
 
 
 def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",") -> pd.DataFrame:
@@ -53,7 +73,7 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
     number). A line with fewer fields than the header is padded with missing
     cells, a line with more fields (or one the csv module cannot parse) is a
     row of missing values — each a rule on that line alone. A quote left open
-    ends with its line. A blank line (nothing but spaces, and no separator) is
+    ends with its line. A blank line (nothing but white space, and no separator) is
     **not a record**: a record of two or more columns always has a separator,
     so a blank line is layout (a trailing empty line, say), and
     ``frame.attrs["blank_lines"]`` counts them for the holder (``dpcd schema

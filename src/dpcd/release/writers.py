@@ -96,13 +96,18 @@ def _graphml_graph(graph_json: Mapping[str, Any]) -> nx.DiGraph:
 def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mapping[str, Any], *,
                   graph_type: str = "CPDAG", algorithm: str = "", title: str | None = None,
                   overwrite: bool = False, draw: bool = True, forecast: Any = None,
-                  forecast_note: str = "") -> dict[str, Path]:
+                  forecast_note: str = "", timestamp: float | None = None) -> dict[str, Path]:
     """Write every output file into ``out``, atomically (all or nothing).
 
     The files are written into a hidden temporary folder next to ``out`` and
     moved into place with one rename; ``out`` must not exist or be empty
     unless ``overwrite``. ``forecast`` (a :func:`dpcd.forecast.forecast` table) and
-    ``forecast_note`` go on ``report.html``. Returns ``{file name: final path}``.
+    ``forecast_note`` go on ``report.html``. ``timestamp`` (seconds since the
+    epoch; None: the time of writing) becomes every file's and the folder's
+    modification time: a release passes the time it began, before any data
+    were read, so that the files do not carry how long the run took (a time
+    that depends on the data) to whoever receives them. Returns ``{file name:
+    final path}``.
     """
     if not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out must be a folder path, got {type(out).__name__}")
@@ -129,6 +134,9 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
             render_report(payload, jsonable(privacy), svg=svg, aliases=aliases, forecast=forecast,
                           forecast_note=forecast_note),
             encoding="utf-8")
+        if timestamp is not None:
+            for path in [*staging.iterdir(), staging]:
+                os.utime(path, (timestamp, timestamp))
         if target.exists():
             backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
             backup.rmdir()
