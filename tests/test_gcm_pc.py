@@ -12,7 +12,18 @@ import dpcd
 from dpcd import audit
 from dpcd.ci.gcm import chebyshev_features, feature_columns, gcm_test, noisy_gcm_test
 from dpcd.datasets import random_dag, sample_linear_gaussian, sample_nonlinear
-from dpcd.discovery.gcm_pc import GCM_PC, auto_norm_clip, feature_release, feature_weights, gcm_pc, worst_case
+from dpcd.discovery.gcm_pc import (
+    GCM_PC,
+    NOISE_SWITCH,
+    RICH_FEATURES,
+    SPARSE_FEATURES,
+    auto_features,
+    auto_norm_clip,
+    feature_release,
+    feature_weights,
+    gcm_pc,
+    worst_case,
+)
 from dpcd.forecast import choose_by_forecast
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import gdp_mu
@@ -86,7 +97,8 @@ def test_auto_norm_clip_is_a_function_of_public_settings_and_runs_report_it():
     assert clips[:2] == [1.0, 1.0] and all(0.4 < c <= 1.0 for c in clips)
     assert all(a >= b for a, b in zip(clips, clips[1:]))  # more columns: the squared norm concentrates
     sample = sample_linear_gaussian(random_dag(6, 0.4, 2), 5_000, 3)
-    run = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0)
+    rich = {"conditioning_degree": 5, "feature_weight": 0.25}  # the basis the radii below are computed for
+    run = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0, **rich)
     assert run.info["norm_clip"] == auto_norm_clip(6)
     moments = run.ledger.entries[-1]
     radius = math.sqrt(auto_norm_clip(6) * float(np.sum(feature_weights(6, 5, 0.25) ** 2)))
@@ -95,7 +107,7 @@ def test_auto_norm_clip_is_a_function_of_public_settings_and_runs_report_it():
                   ).info["norm_clip"] == 1.0  # the reference assumes the spread stage
     # c = 1 moves no record, and the norm bound at the largest norm √S₂ is still below the coordinate-wise one
     whole = math.sqrt(float(np.sum(feature_weights(6, 5, 0.25) ** 2)))
-    unclipped = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0, norm_clip=1.0)
+    unclipped = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0, norm_clip=1.0, **rich)
     assert unclipped.ledger.entries[-1].sensitivity == pytest.approx(norm_moment_sensitivity(whole))
     assert norm_moment_sensitivity(whole) < weighted_moment_sensitivity(feature_weights(6, 5, 0.25))
     for bad in ["half", 0.0, 1.5]:
@@ -216,7 +228,9 @@ def test_discover_releases_gcm_pc_on_a_mixed_table_and_auto_reads_only_the_schem
     assert "codes" in found.privacy["assumed_public"]["schema"]["coding"]  # the category coded by the schema
     settings = found.privacy["assumed_public"]["algorithm"]["defaults"]  # every setting the run took, public
     assert settings["norm_clip"] == "auto" and settings["norm_clip_value"] == auto_norm_clip(5)
-    assert settings["spread_k"] == 1.0 and settings["feature_weight"] == 0.25
+    assert settings["spread_k"] == 1.0 and settings["feature_weight"] == settings["conditioning_degree"] == "auto"
+    assert (settings["conditioning_degree_value"], settings["feature_weight_value"]) == auto_features(
+        5, 5_000, epsilon_total=2.0, delta=1e-6) == (5, 0.25)  # little noise at n = 5 000, ε = 2: the rich basis
     # auto's pick is a function of the schema, n and the budget alone: two unrelated tables of the schema's shape
     # give the same pick, and the function that picks takes no data
     spec_a, _ = choose_by_forecast(schema, n=5_000, epsilon=2.0)
@@ -233,3 +247,36 @@ def test_the_audit_flags_moments_that_claim_the_balls_sensitivity_without_scalin
     assert broken.expect_violation and not correct.expect_violation
     assert audit.run_case(broken, n_runs=40_000, rng=1).violation
     assert not audit.run_case(correct, n_runs=40_000, rng=1).violation
+
+
+def test_auto_features_follow_the_release_noise_of_public_inputs_only():
+    import inspect
+
+    assert "data" not in inspect.signature(auto_features).parameters  # p, n, the budget and settings: no data
+    assert auto_features(37, 8_000, epsilon_total=math.inf, delta=1e-6) == RICH_FEATURES  # exact moments
+    # the rich basis's noise per released mean, σ/n, against the switch: the sparse basis exactly above it
+    for p, n, epsilon in [(37, 8_000, 1.0), (37, 8_000, 2.0), (20, 8_000, 0.4), (20, 100_000, 0.1), (5, 500, 8.0)]:
+        rich = gcm_pc(np.zeros((n, p)), bounds=[(-1.0, 1.0)] * p, epsilon_total=epsilon, rng=0, max_order=0,
+                      conditioning_degree=RICH_FEATURES[0], feature_weight=RICH_FEATURES[1])
+        noisy = rich.info["sigma"] / n > NOISE_SWITCH
+        assert auto_features(p, n, epsilon_total=epsilon, delta=1e-6) == (SPARSE_FEATURES if noisy else RICH_FEATURES)
+    # more rows or more budget never go back to the sparse basis
+    picks = [[auto_features(20, n, epsilon_total=e, delta=1e-6) == RICH_FEATURES for e in (0.1, 0.4, 1.0, 4.0)]
+             for n in (1_000, 8_000, 100_000)]
+    assert all(a <= b for row in picks for a, b in zip(row, row[1:]))
+    assert all(a <= b for column in zip(*picks) for a, b in zip(column, column[1:]))
+    assert picks[0][0] is False and picks[-1][-1] is True
+
+
+def test_a_run_reports_the_basis_it_used_and_takes_one_it_is_given():
+    sample = sample_nonlinear(random_dag(5, 0.5, 4), 2_000, 5)
+    auto = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=0.5, rng=1)
+    assert (auto.info["conditioning_degree"], auto.info["feature_weight"]) == SPARSE_FEATURES
+    assert auto.info["features"] == 5 * SPARSE_FEATURES[0]
+    given = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=0.5, rng=1, conditioning_degree=4)
+    assert (given.info["conditioning_degree"], given.info["feature_weight"]) == (4, SPARSE_FEATURES[1])
+    for bad in ["rich", 0]:
+        with pytest.raises(ValueError, match="conditioning_degree"):
+            gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=0.5, rng=1, conditioning_degree=bad)
+    with pytest.raises(ValueError, match="feature_weight"):
+        gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=0.5, rng=1, feature_weight="heavy")

@@ -275,6 +275,7 @@ def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
         DEFAULT_CONDITIONING_DEGREE,
         DEFAULT_SPREAD_K,
         DEFAULT_SPREAD_SHARE,
+        auto_features,
         auto_norm_clip,
     )
     from dpcd.privacy.gdp import gdp_mu
@@ -282,18 +283,22 @@ def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
     from dpcd.privacy.spread import spread_edges, spread_map
 
     data = sample_ci_case(300, 0)
-    covariance, mean, sigma, weights = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
+    exact = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
     box = np.column_stack([data[:, :2] / 1.5, data[:, 2:] / 0.5])
     box = spread_map(box, spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K))
-    features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)
-    assert sigma == 0.0 and np.allclose(mean, features.mean(axis=0))
-    assert np.allclose(covariance, np.cov(features.T, bias=True))
-    _, noisy_mean, sigma, _ = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
+    features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)  # exact moments: the rich basis
+    assert exact.conditioning_degree == DEFAULT_CONDITIONING_DEGREE
+    assert exact.sigma == 0.0 and np.allclose(exact.mean, features.mean(axis=0))
+    assert np.allclose(exact.covariance, np.cov(features.T, bias=True))
+    noisy = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
+    assert (noisy.conditioning_degree, noisy.feature_weight) == auto_features(
+        data.shape[1], len(data), epsilon_total=1.0, delta=pcd_gcm.GCM_DELTA)  # GCM-PC's basis for this n and ε
     moments_mu = gdp_mu(1.0, pcd_gcm.GCM_DELTA) * math.sqrt(1 - DEFAULT_SPREAD_SHARE)  # after the spreads' share
-    radius = math.sqrt(auto_norm_clip(data.shape[1]) * float(np.sum(weights ** 2)))  # the public norm clip
-    assert sigma == pytest.approx(release_sensitivity(weights, radius) / moments_mu)
-    assert sigma < weighted_moment_sensitivity(weights) / moments_mu
-    assert not np.allclose(noisy_mean, mean)
+    radius = math.sqrt(auto_norm_clip(data.shape[1], noisy.conditioning_degree, noisy.feature_weight)
+                       * float(np.sum(noisy.weights ** 2)))  # the public norm clip
+    assert noisy.sigma == pytest.approx(release_sensitivity(noisy.weights, radius) / moments_mu)
+    assert noisy.sigma < weighted_moment_sensitivity(noisy.weights) / moments_mu
+    assert not np.allclose(noisy.mean[:2], exact.mean[:2])
     assert np.all(np.abs(data[:, :2]) <= 1.5) and np.all(np.abs(data[:, 2:]) <= 0.5)  # the bounds hold
 
 

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from dpcd.ci.gcm import noisy_gcm_test
-from dpcd.discovery.gcm_pc import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE, GCMDecider, feature_release
+from dpcd.discovery.gcm_pc import DEFAULT_DEGREE, FeatureRelease, feature_release, release_decider
 from dpcd.discovery.pc import run_pc
 from dpcd.schema import public_bounds, scale_to_box
 from dpcd.validation import RngLike, as_rng
@@ -53,16 +53,15 @@ GCM_DELTA = 1e-6
 """δ of the GCM-PC line (replace-one, n public)."""
 
 
-def gcm_moments(data: np.ndarray, bounds, epsilon: float, rng: RngLike) -> tuple[np.ndarray, np.ndarray, float,
-                                                                                     np.ndarray]:
-    """(feature covariance, feature means, σ, public weights) of GCM-PC's release at total ``epsilon``
-    (δ = :data:`GCM_DELTA`): :func:`dpcd.discovery.gcm_pc.feature_release` with its defaults (the private column
-    spreads, then the feature moments), exactly what :func:`~dpcd.discovery.gcm_pc.gcm_pc` releases; ``epsilon =
-    inf`` gives the same steps on exact moments (σ = 0), the same test without noise (not private)."""
+def gcm_moments(data: np.ndarray, bounds, epsilon: float, rng: RngLike) -> FeatureRelease:
+    """GCM-PC's release at total ``epsilon`` (δ = :data:`GCM_DELTA`): :func:`dpcd.discovery.gcm_pc.feature_release`
+    with its defaults (the basis for this n, p and ε, the private column spreads, then the feature moments), exactly
+    what :func:`~dpcd.discovery.gcm_pc.gcm_pc` releases; ``epsilon = inf`` gives the same steps on exact moments
+    (σ = 0), the same test without noise (not private)."""
     array = np.asarray(data, dtype=np.float64)
     box = scale_to_box(array, public_bounds(bounds, array.shape[1], [str(j) for j in range(array.shape[1])]))
-    release = feature_release(box, epsilon_total=epsilon, delta=GCM_DELTA, rng=as_rng(rng))
-    return release.covariance, release.mean, release.sigma, release.weights
+    return feature_release(box, epsilon_total=epsilon, delta=GCM_DELTA, rng=as_rng(rng))
+
 
 
 def gcm_error_cell(*, n: int, case: str, rng: RngLike, epsilons: Sequence[float] = PAPER_EPSILONS,
@@ -80,11 +79,11 @@ def gcm_error_cell(*, n: int, case: str, rng: RngLike, epsilons: Sequence[float]
     data = sample_ci_case(n, data_rng)
     rows = []
     for epsilon in epsilons:
-        covariance, mean, sigma, weights = gcm_moments(data, CI_CASE_BOUNDS, float(epsilon), noise_rng)
+        release = gcm_moments(data, CI_CASE_BOUNDS, float(epsilon), noise_rng)
         for error, x, y, S, null_true in CI_CASES[case]:
-            p_value = noisy_gcm_test(covariance, mean, n, sigma, x, y, S, degree=DEFAULT_DEGREE,
-                                     conditioning_degree=DEFAULT_CONDITIONING_DEGREE, weights=weights,
-                                     rng=noise_rng, n_boot=n_boot)
+            p_value = noisy_gcm_test(release.covariance, release.mean, n, release.sigma, x, y, S,
+                                     degree=DEFAULT_DEGREE, conditioning_degree=release.conditioning_degree,
+                                     weights=release.weights, rng=noise_rng, n_boot=n_boot)
             independent = p_value > alpha
             rows.append({"error": error, "variant": "gcm_pc", "epsilon": float(epsilon),
                          "wrong": float((not independent) if null_true else independent), "p_value": p_value})
@@ -119,10 +118,8 @@ def _gcm_pc_rows(frame: pd.DataFrame, bounds, truth: nx.DiGraph, *, epsilons: Se
     data = frame.to_numpy(dtype=np.float64)
     rows = []
     for epsilon in epsilons:
-        covariance, mean, sigma, weights = gcm_moments(data, bounds, float(epsilon), rng)
-        decider = GCMDecider(covariance, mean, len(data), sigma, alpha=alpha, degree=DEFAULT_DEGREE,
-                             conditioning_degree=DEFAULT_CONDITIONING_DEGREE, rng=rng, n_boot=n_boot,
-                             weights=weights)
+        decider = release_decider(gcm_moments(data, bounds, float(epsilon), rng), len(data), alpha=alpha,
+                                  rng=rng, n_boot=n_boot)
         result = run_pc(names, decider, max_order=max_order)
         rows.append({"variant": "gcm_pc", "epsilon": float(epsilon), "n_tests": result.n_tests,
                      **edge_baseline(result.cpdag, truth),

@@ -575,15 +575,12 @@ def _gcm_graph(box: np.ndarray, *, epsilon_total: float, delta: float, alpha: fl
     """GCM-PC's tests on records already mapped onto [−1, 1] (by whatever rule the caller used), with the whole
     budget on the feature moments: the release and the tests of :func:`dpcd.discovery.gcm_pc.gcm_pc` without its
     spread stage."""
-    from ..ci.gcm import DEFAULT_CONDITIONING_DEGREE, DEFAULT_DEGREE
     from ..discovery import gcm_pc as module
     from ..discovery.pc import run_pc
 
     generator = as_rng(rng)
     release = module.feature_release(box, epsilon_total=epsilon_total, delta=delta, rng=generator, spread_share=0.0)
-    decider = module.GCMDecider(release.covariance, release.mean, box.shape[0], release.sigma, alpha=alpha,
-                                degree=DEFAULT_DEGREE, conditioning_degree=DEFAULT_CONDITIONING_DEGREE,
-                                weights=release.weights, rng=generator, n_boot=60)
+    decider = module.release_decider(release, box.shape[0], alpha=alpha, rng=generator, n_boot=60)
     return graph_key(run_pc([f"X{j}" for j in range(box.shape[1])], decider, max_order=max_order))
 
 

@@ -25,7 +25,10 @@ Privacy
 -------
 Relation: replace one record (n public). Public: n, the column bounds,
 ``degree``, ``conditioning_degree``, ``feature_weight``, ``spread_share``,
-``spread_k``, ``spread_map``, ``norm_clip``, ε, δ and the test settings.
+``spread_k``, ``spread_map``, ``norm_clip``, ε, δ and the test settings
+(``"auto"`` values of ``conditioning_degree`` and ``feature_weight`` are
+:func:`auto_features` of p, n, ε, δ and the settings; of ``norm_clip``,
+:func:`auto_norm_clip` of p and the settings: public too).
 
 **Theorem.** Any run of :func:`gcm_pc` with ``epsilon_total`` = ε and ``delta``
 = δ is (ε, δ)-DP under replace-one.
@@ -138,15 +141,33 @@ from ..validation import (
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["GCM_PC", "GCMDecider", "FeatureRelease", "gcm_pc", "feature_release", "feature_weights", "worst_case",
-           "auto_norm_clip", "RELATION", "PUBLIC", "DEFAULT_FEATURE_WEIGHT", "DEFAULT_SPREAD_SHARE", "DEFAULT_SPREAD_K",
+__all__ = ["GCM_PC", "GCMDecider", "FeatureRelease", "gcm_pc", "feature_release", "release_decider", "feature_weights", "worst_case",
+           "auto_norm_clip", "auto_features", "RELATION", "PUBLIC", "DEFAULT_FEATURE_WEIGHT", "RICH_FEATURES",
+           "SPARSE_FEATURES", "NOISE_SWITCH", "DEFAULT_SPREAD_SHARE", "DEFAULT_SPREAD_K",
            "DEFAULT_NORM_CLIP", "NORM_CLIP_SDS", "SPREAD_CHARGE"]
 
 RELATION = REPLACE_ONE
 PUBLIC = ("n", "bounds")
 DEFAULT_FEATURE_WEIGHT = 0.25
-"""Weight of the features T_2, T_3, … in the release: most of the sensitivity goes to the columns themselves, so
-linear dependence is measured about as well as by Moment-PC and the nonlinear features add what the budget allows."""
+"""Weight of the features T_2, T_3, … in the release of the rich basis (:data:`RICH_FEATURES`): most of the
+sensitivity goes to the columns themselves, so linear dependence is measured about as well as by Moment-PC and the
+nonlinear features add what the budget allows."""
+RICH_FEATURES = (DEFAULT_CONDITIONING_DEGREE, DEFAULT_FEATURE_WEIGHT)
+"""(conditioning_degree, feature_weight) of ``"auto"`` where the release's noise is small (:func:`auto_features`)."""
+SPARSE_FEATURES = (3, 0.5)
+"""(conditioning_degree, feature_weight) of ``"auto"`` where the release's noise is large: fewer features of each
+conditioning column, and X's and Y's T_2 measured with a quarter of the rich basis's relative noise."""
+NOISE_SWITCH = 0.016
+"""σ/n of the rich basis's release (noise per released mean) above which ``"auto"`` takes the sparse basis. Chosen
+before the notebooks' runs from trial draws with their own seeds (PCD's nonlinear networks at n = 8 000, ε = 0.4–4;
+20 columns of PCD's nonlinear model and linear-Gaussian at n = 10⁵, ε = 0.05–10), by a rule fixed before the trials:
+the smallest of 0.002, 0.004, 0.008, 0.016 above which the sparse basis is within 0.01 of the rich one's skeleton F1
+(or better) in every trial setting. On the nonlinear data it was better at every noise level tried from σ/n = 0.002
+on (alarm, ε = 1, σ/n = 0.017: 0.63 against 0.57; child, ε = 0.4, 0.025: 0.42 against 0.31; asia, ε = 2, 0.003:
+0.88 against 0.83) and worse without noise (alarm 0.67 against 0.73: a cubic fit of each conditioning column
+leaves more of a nonlinear parent in the residuals); on the linear-Gaussian columns at n = 10⁵ it was worse up to
+σ/n = 0.014 (ε = 0.1, 0.007: 0.89 against 0.93; ε = 0.05, 0.014: 0.84 against 0.86), which puts the switch at
+0.016: on nonlinear data the sparse basis would also help at lower noise, where ``"auto"`` keeps the rich one."""
 DEFAULT_SPREAD_SHARE = 0.1
 """Share of μ² spent on the columns' private spreads (:mod:`dpcd.privacy.spread`) before the feature moments."""
 DEFAULT_SPREAD_K = 1.0
@@ -182,6 +203,55 @@ def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = No
     return moment_release_worst_case("gcm_pc", "GCM-PC feature moments", epsilon_total=epsilon_total, delta=delta,
                                      public=PUBLIC, theorem=THEOREM, spread_share=spread_share,
                                      spread_charge=SPREAD_CHARGE)
+
+
+def auto_features(p: int, n: int, *, epsilon_total: float, delta: float,
+                  spread_share: float = DEFAULT_SPREAD_SHARE, spread_k: float = DEFAULT_SPREAD_K,
+                  spread_map: str = DEFAULT_SPREAD_MAP, norm_clip: float | str = DEFAULT_NORM_CLIP) -> tuple[int, float]:
+    """(conditioning_degree, feature_weight) of ``"auto"``: :data:`SPARSE_FEATURES` when the release of the rich
+    basis (:data:`RICH_FEATURES`) would add noise of more than :data:`NOISE_SWITCH` to each released mean (σ/n, σ the
+    noise of each released sum at μ√(1 − ``spread_share``)), :data:`RICH_FEATURES` otherwise and without noise
+    (``epsilon_total = inf``, exact moments: a diagnostic, not private).
+
+    A function of p, n (public under replace-one), the budget and the settings: no data are read. The more noise,
+    the fewer features the regressions on S can use before their noise outweighs what they fit.
+
+    >>> auto_features(37, 8_000, epsilon_total=1.0, delta=1e-6), auto_features(20, 100_000, epsilon_total=1.0, delta=1e-6)
+    ((3, 0.5), (5, 0.25))
+    """
+    p = check_int(p, "p", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    if epsilon_total == math.inf:
+        return RICH_FEATURES
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
+    delta = check_delta(delta)
+    spread_share = check_probability(spread_share, "spread_share", open_low=False)
+    if spread_share == 1.0:
+        raise ValueError("spread_share must be below 1: the feature moments need a share of the budget")
+    degree, weight = RICH_FEATURES
+    weights = feature_weights(p, degree, weight)
+    clip = _norm_clip(norm_clip, p, degree, weight, spread_k, spread_map, spread_share)
+    sensitivity = release_sensitivity(weights, math.sqrt(clip * float(np.sum(weights ** 2))))
+    noise = sensitivity / (gdp_mu(epsilon_total, delta) * math.sqrt(1.0 - spread_share)) / n
+    return SPARSE_FEATURES if noise > NOISE_SWITCH else RICH_FEATURES
+
+
+def _features(conditioning_degree: int | str, feature_weight: float | str, p: int, n: int, *, epsilon_total: float,
+              delta: float, spread_share: float, spread_k: float, spread_map: str,
+              norm_clip: float | str) -> tuple[int, float]:
+    """The run's basis: ``"auto"`` entries from :func:`auto_features`, numbers checked."""
+    auto = None
+    if isinstance(conditioning_degree, str) or isinstance(feature_weight, str):
+        for name, value in (("conditioning_degree", conditioning_degree), ("feature_weight", feature_weight)):
+            if isinstance(value, str) and value != "auto":
+                raise ValueError(f"{name} must be 'auto' or a number, got {value!r}")
+        auto = auto_features(p, n, epsilon_total=epsilon_total, delta=delta, spread_share=spread_share,
+                             spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip)
+    degree = auto[0] if conditioning_degree == "auto" else check_int(conditioning_degree, "conditioning_degree",
+                                                                       minimum=1)
+    weight = auto[1] if feature_weight == "auto" else check_probability(feature_weight, "feature_weight",
+                                                                        open_high=False)
+    return degree, weight
 
 
 def auto_norm_clip(p: int, conditioning_degree: int = DEFAULT_CONDITIONING_DEGREE,
@@ -261,8 +331,8 @@ class GCMDecider(Decider):
 @dataclass(frozen=True)
 class FeatureRelease:
     """GCM-PC's release as its tests read it: feature covariance and means, the noise σ per released sum, the
-    public weights, the narrowed box (``edges``, None without the spread stage), the run's total μ and the public
-    norm clip c (1: none)."""
+    public weights, the narrowed box (``edges``, None without the spread stage), the run's total μ, the public
+    norm clip c (1: none) and the basis (``conditioning_degree`` features per column, ``feature_weight``)."""
 
     covariance: np.ndarray
     mean: np.ndarray
@@ -271,17 +341,31 @@ class FeatureRelease:
     edges: np.ndarray | None
     mu: float
     norm_clip: float = 1.0
+    conditioning_degree: int = DEFAULT_CONDITIONING_DEGREE
+    feature_weight: float = DEFAULT_FEATURE_WEIGHT
+
+
+def release_decider(release: FeatureRelease, n: int, *, alpha: float, rng: np.random.Generator,
+                    n_boot: int = DEFAULT_BOOTSTRAP, degree: int = DEFAULT_DEGREE) -> GCMDecider:
+    """The PC decisions of GCM-PC's tests on ``release``: X's and Y's first ``degree`` features regressed on the
+    release's basis of S (post-processing of the release)."""
+    if release.conditioning_degree < degree:
+        raise ValueError(f"conditioning_degree must be at least degree = {degree}, got {release.conditioning_degree}")
+    return GCMDecider(release.covariance, release.mean, n, release.sigma, alpha=alpha, degree=degree,
+                      conditioning_degree=release.conditioning_degree, weights=release.weights, rng=rng,
+                      n_boot=n_boot)
 
 
 def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng: np.random.Generator,
-                    conditioning_degree: int = DEFAULT_CONDITIONING_DEGREE,
-                    feature_weight: float = DEFAULT_FEATURE_WEIGHT, spread_share: float = DEFAULT_SPREAD_SHARE,
+                    conditioning_degree: int | str = "auto", feature_weight: float | str = "auto",
+                    spread_share: float = DEFAULT_SPREAD_SHARE,
                     spread_k: float = DEFAULT_SPREAD_K, spread_map: str = DEFAULT_SPREAD_MAP,
                     norm_clip: float | str = DEFAULT_NORM_CLIP,
                     ledger: PrivacyLedger | None = None) -> FeatureRelease:
     """The private steps of :func:`gcm_pc` on records already in the public box: the column spreads (with
     ``spread_share`` > 0), then the weighted Chebyshev feature moments of the records scaled onto the ball of the
-    public ``norm_clip`` (module Theorem), charged to ``ledger``.
+    public ``norm_clip`` (module Theorem), charged to ``ledger``. ``"auto"`` bases come from :func:`auto_features`
+    with the box's shape (n rows: public under replace-one).
 
     ``epsilon_total = inf`` gives the same steps without noise (σ = 0, nothing charged): the same test on exact
     moments, not private — a diagnostic for experiments, refused with a ``ledger`` (which would stay empty).
@@ -293,8 +377,9 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
     spread_share = check_probability(spread_share, "spread_share", open_low=False)
     spread_k = check_positive(spread_k, "spread_k")
     spread_map = check_spread_map(spread_map, "spread_map")
-    feature_weight = check_probability(feature_weight, "feature_weight", open_high=False)
-    conditioning_degree = check_int(conditioning_degree, "conditioning_degree", minimum=1)
+    conditioning_degree, feature_weight = _features(
+        conditioning_degree, feature_weight, box.shape[1], max(box.shape[0], 1), epsilon_total=epsilon_total,
+        delta=delta, spread_share=spread_share, spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip)
     weights = feature_weights(box.shape[1], conditioning_degree, feature_weight)
     clip = _norm_clip(norm_clip, box.shape[1], conditioning_degree, feature_weight, spread_k, spread_map,
                       spread_share)
@@ -321,12 +406,13 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
                            f"norm clip {clip:.4g}, {mu_moments:.4g}-GDP")
     n = box.shape[0]
     mean = sums / n
-    return FeatureRelease(second / n - np.outer(mean, mean), mean, sigma, weights, edges, mu, clip)
+    return FeatureRelease(second / n - np.outer(mean, mean), mean, sigma, weights, edges, mu, clip,
+                          conditioning_degree, feature_weight)
 
 
 def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: float = 0.05, rng: RngLike,
-           degree: int = DEFAULT_DEGREE, conditioning_degree: int = DEFAULT_CONDITIONING_DEGREE,
-           feature_weight: float = DEFAULT_FEATURE_WEIGHT, spread_share: float = DEFAULT_SPREAD_SHARE,
+           degree: int = DEFAULT_DEGREE, conditioning_degree: int | str = "auto",
+           feature_weight: float | str = "auto", spread_share: float = DEFAULT_SPREAD_SHARE,
            spread_k: float = DEFAULT_SPREAD_K, spread_map: str = DEFAULT_SPREAD_MAP,
            norm_clip: float | str = DEFAULT_NORM_CLIP, max_order: int | None = None,
            max_tests: int | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
@@ -342,10 +428,12 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     rng : Generator or seed of the noise (secret in a release) and the tests' bootstrap.
     degree : Chebyshev features of X and of Y whose residual products each test reads.
     conditioning_degree : Chebyshev features per column of S in the regressions (≥ ``degree``); the release
-        holds p · ``conditioning_degree`` features, so a larger value costs noise.
+        holds p · ``conditioning_degree`` features, so a larger value costs noise. ``"auto"``: from
+        :func:`auto_features` (5 where the release's noise is small, 3 where it is large).
     feature_weight : public weight of the features T_2, T_3, … in the release (T_1, the column itself, has
         weight 1): the release is of the weighted features, so a small weight spends little of the sensitivity
-        on them and measures them with more noise (module docstring).
+        on them and measures them with more noise (module docstring). ``"auto"``: from :func:`auto_features`
+        (0.25 and 0.5 with the two bases).
     spread_share : share of μ² spent first on the columns' private means and spreads
         (:mod:`dpcd.privacy.spread`); 0 releases the moments in the public box.
     spread_k : the narrowed box of each column is its private mean ± ``spread_k`` private standard deviations
@@ -363,8 +451,8 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     Privacy: the module's theorem; the ledger holds the Gaussian charges of the spreads and of the moments (the
     moments alone with ``spread_share`` = 0).
     ``info``: ``algorithm``, ``epsilon_total``, ``delta``, ``alpha``, ``degree``,
-    ``conditioning_degree``, ``feature_weight``, ``spread_share``, ``spread_k``, ``spread_map``, ``norm_clip`` (the
-    c used), ``features`` (D),
+    ``conditioning_degree`` and ``feature_weight`` (the basis used), ``spread_share``, ``spread_k``, ``spread_map``,
+    ``norm_clip`` (the c used), ``features`` (D),
     ``mu``, ``sigma`` (noise per released sum) and ``n_computed`` (distinct tests) — public numbers only; the narrowed
     box, a noisy number, stays inside the run.
     """
@@ -372,7 +460,8 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     degree = check_int(degree, "degree", minimum=1)
-    conditioning_degree = check_int(conditioning_degree, "conditioning_degree", minimum=degree)
+    if not isinstance(conditioning_degree, str):
+        conditioning_degree = check_int(conditioning_degree, "conditioning_degree", minimum=degree)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     array = as_data_matrix(data, kind="numeric")
     names = node_names_of(data, node_names)
@@ -383,17 +472,14 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
                               conditioning_degree=conditioning_degree, feature_weight=feature_weight,
                               spread_share=spread_share, spread_k=spread_k, spread_map=spread_map,
                               norm_clip=norm_clip, ledger=ledger)
-    covariance, mean, sigma, weights = release.covariance, release.mean, release.sigma, release.weights
-    n, dimension = box.shape[0], weights.size
-    decider = GCMDecider(covariance, mean, n, sigma, alpha=alpha, degree=degree,
-                         conditioning_degree=conditioning_degree, weights=weights, rng=generator, n_boot=n_boot)
+    decider = release_decider(release, box.shape[0], alpha=alpha, rng=generator, n_boot=n_boot, degree=degree)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "gcm_pc", "epsilon_total": epsilon_total, "delta": delta,
-                                 "alpha": alpha, "degree": degree, "conditioning_degree": conditioning_degree,
-                                 "feature_weight": feature_weight, "spread_share": spread_share,
+                                 "alpha": alpha, "degree": degree, "conditioning_degree": release.conditioning_degree,
+                                 "feature_weight": release.feature_weight, "spread_share": spread_share,
                                  "spread_k": spread_k, "spread_map": spread_map, "norm_clip": release.norm_clip,
-                                 "features": dimension,
-                                 "mu": release.mu, "sigma": sigma, "n_computed": len(decider.p_values)})
+                                 "features": release.weights.size,
+                                 "mu": release.mu, "sigma": release.sigma, "n_computed": len(decider.p_values)})
 
 
 GCM_PC = PrivateAlgorithm(

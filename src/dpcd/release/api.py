@@ -256,8 +256,10 @@ def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view:
         "algorithm": {"name": spec.name, "auto_selected": auto, "parameters": parameters,
                       "defaults": run_defaults(spec, exclude=parameters)},
     }
-    if "norm_clip" in getattr(result, "info", {}):
-        public["algorithm"]["defaults"]["norm_clip_value"] = result.info["norm_clip"]  # "auto": from public settings
+    info = getattr(result, "info", {})
+    for key in ("norm_clip", "conditioning_degree", "feature_weight"):  # "auto" settings: values from public inputs
+        if public["algorithm"]["defaults"].get(key) == "auto" and key in info:
+            public["algorithm"]["defaults"][f"{key}_value"] = info[key]
     if dependence is not None:
         public["algorithm"]["forecast_dependence"] = dependence
     if limits is not None:
