@@ -208,6 +208,7 @@ def test_bad_arguments_are_named():
     sample = sample_linear_gaussian(random_dag(4, 0.5, 0), 500, 0)
     for kwargs, match in [({"epsilon_total": 0.0}, "epsilon_total"), ({"degree": 0}, "degree"),
                           ({"degree": 3, "conditioning_degree": 2}, "conditioning_degree"),
+                          ({"degree": 4}, "conditioning_degree"),  # the auto basis of 500 rows has 3 features
                           ({"feature_weight": 0.0}, "feature_weight"), ({"n_boot": 0}, "n_boot")]:
         arguments = {"bounds": sample.schema(), "epsilon_total": 1.0, "rng": 0, **kwargs}
         with pytest.raises(ValueError, match=match):

@@ -141,8 +141,8 @@ from ..validation import (
 from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
-__all__ = ["GCM_PC", "GCMDecider", "FeatureRelease", "gcm_pc", "feature_release", "release_decider", "feature_weights", "worst_case",
-           "auto_norm_clip", "auto_features", "RELATION", "PUBLIC", "DEFAULT_FEATURE_WEIGHT", "RICH_FEATURES",
+__all__ = ["GCM_PC", "GCMDecider", "FeatureRelease", "gcm_pc", "feature_release", "release_decider",
+           "feature_weights", "worst_case", "auto_norm_clip", "auto_features", "RELATION", "PUBLIC", "DEFAULT_FEATURE_WEIGHT", "RICH_FEATURES",
            "SPARSE_FEATURES", "NOISE_SWITCH", "DEFAULT_SPREAD_SHARE", "DEFAULT_SPREAD_K",
            "DEFAULT_NORM_CLIP", "NORM_CLIP_SDS", "SPREAD_CHARGE"]
 
@@ -460,11 +460,14 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     degree = check_int(degree, "degree", minimum=1)
-    if not isinstance(conditioning_degree, str):
-        conditioning_degree = check_int(conditioning_degree, "conditioning_degree", minimum=degree)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     array = as_data_matrix(data, kind="numeric")
     names = node_names_of(data, node_names)
+    conditioning_degree, feature_weight = _features(  # from the table's shape and the settings: public
+        conditioning_degree, feature_weight, array.shape[1], max(array.shape[0], 1), epsilon_total=epsilon_total,
+        delta=delta, spread_share=spread_share, spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip)
+    if conditioning_degree < degree:
+        raise ValueError(f"conditioning_degree must be at least degree = {degree}, got {conditioning_degree}")
     box = scale_to_box(array, public_bounds(bounds, array.shape[1], names))
     generator = as_rng(rng)
     ledger = PrivacyLedger("replace", public=PUBLIC)
