@@ -286,7 +286,11 @@ def worst_case(*, epsilon_total: float, epsilon_split=None) -> WorstCase:
     Every round is at most (ε₁ + ε₂)-DP (Cor. 1–2) and the run pays a round
     only while the charges so far plus ε₁ + ε₂ stay within ε_total (a pure-DP
     privacy filter [RRUV16]), so every run's charges sum to at most ε_total,
-    whatever the data; only the domain sizes are public.
+    whatever the data; only the domain sizes are public. (The filter compares
+    floating-point sums with a relative slack of 10⁻¹², so that k rounds of
+    ε_total/k are not refused for a rounding of their sum: the rounds' real
+    sum can exceed ε_total by that much — far less than the floating-point
+    error of the noise draws themselves.)
 
     >>> worst_case(epsilon_total=3.0).epsilon
     3.0
