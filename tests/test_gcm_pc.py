@@ -15,6 +15,8 @@ from dpcd.datasets import random_dag, sample_linear_gaussian, sample_nonlinear
 from dpcd.discovery.gcm_pc import (
     GCM_PC,
     NOISE_SWITCH,
+    NOISE_SWITCHES,
+    NONLINEAR_NOISE_SWITCH,
     RICH_FEATURES,
     SPARSE_FEATURES,
     auto_features,
@@ -24,7 +26,7 @@ from dpcd.discovery.gcm_pc import (
     gcm_pc,
     worst_case,
 )
-from dpcd.forecast import choose_by_forecast
+from dpcd.forecast import DEPENDENCE, choose_by_forecast
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import gdp_mu
 from dpcd.privacy.moments import (
@@ -255,18 +257,49 @@ def test_auto_features_follow_the_release_noise_of_public_inputs_only():
 
     assert "data" not in inspect.signature(auto_features).parameters  # p, n, the budget and settings: no data
     assert auto_features(37, 8_000, epsilon_total=math.inf, delta=1e-6) == RICH_FEATURES  # exact moments
-    # the rich basis's noise per released mean, σ/n, against the switch: the sparse basis exactly above it
-    for p, n, epsilon in [(37, 8_000, 1.0), (37, 8_000, 2.0), (20, 8_000, 0.4), (20, 100_000, 0.1), (5, 500, 8.0)]:
+    # the rich basis's noise per released mean, σ/n, against the switch of each statement: sparse exactly above it
+    assert set(NOISE_SWITCHES) == set(DEPENDENCE) and NOISE_SWITCHES["linear"] == NOISE_SWITCH
+    assert NONLINEAR_NOISE_SWITCH < NOISE_SWITCH  # nonlinear data: the sparse basis from less noise on
+    sparse = {"linear": 0, "nonlinear": 0}
+    for p, n, epsilon in [(37, 8_000, 1.0), (37, 8_000, 2.0), (20, 8_000, 0.4), (20, 100_000, 0.1), (5, 500, 8.0),
+                          (5, 8_000, 1.0), (8, 8_000, 4.0), (20, 100_000, 0.4), (20, 100_000, 1.0)]:
         rich = gcm_pc(np.zeros((n, p)), bounds=[(-1.0, 1.0)] * p, epsilon_total=epsilon, rng=0, max_order=0,
                       conditioning_degree=RICH_FEATURES[0], feature_weight=RICH_FEATURES[1])
-        noisy = rich.info["sigma"] / n > NOISE_SWITCH
-        assert auto_features(p, n, epsilon_total=epsilon, delta=1e-6) == (SPARSE_FEATURES if noisy else RICH_FEATURES)
-    # more rows or more budget never go back to the sparse basis
-    picks = [[auto_features(20, n, epsilon_total=e, delta=1e-6) == RICH_FEATURES for e in (0.1, 0.4, 1.0, 4.0)]
-             for n in (1_000, 8_000, 100_000)]
-    assert all(a <= b for row in picks for a, b in zip(row, row[1:]))
-    assert all(a <= b for column in zip(*picks) for a, b in zip(column, column[1:]))
-    assert picks[0][0] is False and picks[-1][-1] is True
+        for dependence, switch in NOISE_SWITCHES.items():
+            noisy = rich.info["sigma"] / n > switch
+            sparse[dependence] += noisy
+            assert auto_features(p, n, epsilon_total=epsilon, delta=1e-6, dependence=dependence) == (
+                SPARSE_FEATURES if noisy else RICH_FEATURES)
+        assert auto_features(p, n, epsilon_total=epsilon, delta=1e-6) == auto_features(
+            p, n, epsilon_total=epsilon, delta=1e-6, dependence="linear")  # the default statement
+    assert sparse == {"linear": 2, "nonlinear": 7}  # both switches were crossed by the cases above
+    with pytest.raises(ValueError, match="dependence"):
+        auto_features(5, 8_000, epsilon_total=1.0, delta=1e-6, dependence="quadratic")
+    # more rows or more budget never go back to the sparse basis, under either statement
+    for dependence in NOISE_SWITCHES:
+        picks = [[auto_features(20, n, epsilon_total=e, delta=1e-6, dependence=dependence) == RICH_FEATURES
+                  for e in (0.1, 0.4, 1.0, 4.0)] for n in (1_000, 8_000, 100_000)]
+        assert all(a <= b for row in picks for a, b in zip(row, row[1:]))
+        assert all(a <= b for column in zip(*picks) for a, b in zip(column, column[1:]))
+        assert picks[0][0] is False and picks[-1][-1] is True
+
+
+def test_discover_passes_the_holders_dependence_statement_to_gcm_pc_and_lists_it(tmp_path):
+    sample = sample_nonlinear(random_dag(5, 0.5, 6), 8_000, 7)
+    schema = sample.schema()
+    runs = {d: dpcd.discover(sample.data, schema=schema, algorithm="gcm_pc", epsilon=1.0, rng=0, progress=False,
+                             dependence=d) for d in ("linear", "nonlinear")}
+    for dependence, found in runs.items():
+        public = found.privacy["assumed_public"]["algorithm"]
+        assert public["parameters"]["dependence"] == found.result.info["dependence"] == dependence
+        assert "dependence" not in public["defaults"]  # listed once, as the value the run took
+        assert (public["defaults"]["conditioning_degree_value"], public["defaults"]["feature_weight_value"]) == (
+            auto_features(5, 8_000, epsilon_total=1.0, delta=1e-6, dependence=dependence))
+    basis = {d: found.result.info["conditioning_degree"] for d, found in runs.items()}
+    assert basis == {"linear": RICH_FEATURES[0], "nonlinear": SPARSE_FEATURES[0]}  # σ/n ≈ 0.004 here
+    moment = dpcd.discover(sample.data, schema=schema, algorithm="moment_pc", epsilon=1.0, rng=0, progress=False,
+                           dependence="nonlinear")  # an algorithm that takes no statement gets none
+    assert "dependence" not in moment.privacy["assumed_public"]["algorithm"]["parameters"]
 
 
 def test_a_run_reports_the_basis_it_used_and_takes_one_it_is_given():
@@ -281,3 +314,6 @@ def test_a_run_reports_the_basis_it_used_and_takes_one_it_is_given():
             gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=0.5, rng=1, conditioning_degree=bad)
     with pytest.raises(ValueError, match="feature_weight"):
         gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=0.5, rng=1, feature_weight="heavy")
+    with pytest.raises(ValueError, match="dependence"):  # refused also where a given basis would not read it
+        gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=0.5, rng=1, conditioning_degree=4,
+               feature_weight=0.5, dependence="cubic")

@@ -292,7 +292,12 @@ def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
     assert np.allclose(exact.covariance, np.cov(features.T, bias=True))
     noisy = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, 1.0, 1)
     assert (noisy.conditioning_degree, noisy.feature_weight) == auto_features(
-        data.shape[1], len(data), epsilon_total=1.0, delta=pcd_gcm.GCM_DELTA)  # GCM-PC's basis for this n and ε
+        data.shape[1], len(data), epsilon_total=1.0, delta=pcd_gcm.GCM_DELTA,
+        dependence=pcd_gcm.GCM_DEPENDENCE)  # GCM-PC's basis for this n, ε and the paper's nonlinear data
+    larger = sample_ci_case(2_000, 0)  # σ/n ≈ 0.006 at ε = 4: sparse for nonlinear data, rich for linear
+    assert pcd_gcm.gcm_moments(larger, pcd_cells.CI_CASE_BOUNDS, 4.0, 1).conditioning_degree == auto_features(
+        7, 2_000, epsilon_total=4.0, delta=pcd_gcm.GCM_DELTA, dependence="nonlinear")[0] != auto_features(
+        7, 2_000, epsilon_total=4.0, delta=pcd_gcm.GCM_DELTA, dependence="linear")[0]
     moments_mu = gdp_mu(1.0, pcd_gcm.GCM_DELTA) * math.sqrt(1 - DEFAULT_SPREAD_SHARE)  # after the spreads' share
     radius = math.sqrt(auto_norm_clip(data.shape[1], noisy.conditioning_degree, noisy.feature_weight)
                        * float(np.sum(noisy.weights ** 2)))  # the public norm clip

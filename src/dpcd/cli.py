@@ -278,8 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--delimiter", type=_delimiter, default=",", metavar="C",
                       help="field separator of DATA.csv (default ','; 'tab' for a tab)")
     disc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),
-                      help="model of numeric synthetic data in the forecasts: linear-Gaussian (default) or PCD's "
-                           "nonlinear additive-noise model; your public statement about the data, never read from it")
+                      help="model of numeric synthetic data in the forecasts, and where GCM-PC's feature basis "
+                           "turns sparse: linear-Gaussian (default) or PCD's nonlinear additive-noise model; your "
+                           "public statement about the data, never read from it")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
 

@@ -398,7 +398,7 @@ def forecast(
                 start = time.perf_counter()
                 try:
                     result = run_algorithm(spec, frame, view, calibration, alpha=alpha, rng=run_rng,
-                                           max_tests=limits.max_tests)
+                                           max_tests=limits.max_tests, dependence=dependence)
                 except (ValueError, MemoryError) as error:
                     status = f"failed: {' '.join(str(error).split())}"
                     break

@@ -6,6 +6,7 @@ data).
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ from .validation import RngLike, as_rng, check_int
 
 __all__ = ["MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "MAX_WORST_CASE_ROUNDS", "Limits",
            "default_limits",
-           "load_schema", "choose_kind", "auto_algorithm", "view_for", "run_algorithm"]
+           "load_schema", "choose_kind", "auto_algorithm", "view_for", "holder_settings", "run_algorithm"]
 
 MAX_LEVELS = 20
 """Most categories a column may have in a categorical algorithm (a schema rule: tables grow as their product)."""
@@ -196,13 +197,28 @@ def view_for(schema: Schema, spec: PrivateAlgorithm) -> Schema:
     return view
 
 
+def holder_settings(spec: PrivateAlgorithm, dependence: str | None) -> dict[str, Any]:
+    """The holder's public statements that ``spec``'s run takes: ``dependence`` (how the columns depend on each
+    other, e.g. GCM-PC's basis) where its ``run`` has that argument and a statement was made; else nothing.
+
+    >>> from dpcd.registry import ALGORITHMS
+    >>> holder_settings(ALGORITHMS["gcm_pc"], "nonlinear"), holder_settings(ALGORITHMS["moment_pc"], "nonlinear")
+    ({'dependence': 'nonlinear'}, {})
+    """
+    if dependence is None or "dependence" not in inspect.signature(spec.run).parameters:
+        return {}
+    return {"dependence": dependence}
+
+
 def run_algorithm(spec: PrivateAlgorithm, data: pd.DataFrame, view: Schema, calibration: Calibration, *,
-                  alpha: float, rng: RngLike, max_tests: int | None = None) -> AlgorithmResult:
-    """Run ``spec`` on encoded ``data`` with its public domains from ``view`` and the calibrated parameters.
+                  alpha: float, rng: RngLike, max_tests: int | None = None,
+                  dependence: str | None = None) -> AlgorithmResult:
+    """Run ``spec`` on encoded ``data`` with its public domains from ``view``, the calibrated parameters and the
+    holder's public ``dependence`` statement where the run takes it (:func:`holder_settings`).
 
     Returns the algorithm's :class:`~dpcd.discovery.algorithm.AlgorithmResult` (its graph is ``result.cpdag``).
     """
-    kwargs = {**dict(spec.extra), **calibration.kwargs, spec.domain_arg: view}
+    kwargs = {**dict(spec.extra), **calibration.kwargs, **holder_settings(spec, dependence), spec.domain_arg: view}
     if max_tests is not None and spec.takes_max_order:
         kwargs["max_tests"] = max_tests
     if spec.alpha_arg is not None:

@@ -46,21 +46,27 @@ from dpcd.validation import RngLike, as_rng
 
 from .pcd import CI_CASE_BOUNDS, CI_CASES, PAPER_EPSILONS, edge_baseline, graph_metrics, sachs_sample, sample_ci_case
 
-__all__ = ["GCM_DELTA", "gcm_moments", "gcm_error_cell", "gcm_network_cell", "INTENSITY_SCALE", "SCALES",
-           "sachs_view", "gcm_sachs_cell"]
+__all__ = ["GCM_DELTA", "GCM_DEPENDENCE", "gcm_moments", "gcm_error_cell", "gcm_network_cell", "INTENSITY_SCALE",
+           "SCALES", "sachs_view", "gcm_sachs_cell"]
 
 GCM_DELTA = 1e-6
 """δ of the GCM-PC line (replace-one, n public)."""
 
 
+GCM_DEPENDENCE = "nonlinear"
+"""The ``dependence`` statement of every GCM-PC release here: the data of Figs. 1–3 are nonlinear by the paper's
+design (its simulations' model, and the Sachs data PCD was built for)."""
+
+
 def gcm_moments(data: np.ndarray, bounds, epsilon: float, rng: RngLike) -> FeatureRelease:
     """GCM-PC's release at total ``epsilon`` (δ = :data:`GCM_DELTA`): :func:`dpcd.discovery.gcm_pc.feature_release`
-    with its defaults (the basis for this n, p and ε, the private column spreads, then the feature moments), exactly
-    what :func:`~dpcd.discovery.gcm_pc.gcm_pc` releases; ``epsilon = inf`` gives the same steps on exact moments
-    (σ = 0), the same test without noise (not private)."""
+    with its defaults under ``dependence`` = :data:`GCM_DEPENDENCE` (the basis for this n, p and ε, the private
+    column spreads, then the feature moments), exactly what :func:`~dpcd.discovery.gcm_pc.gcm_pc` releases with
+    that statement; ``epsilon = inf`` gives the same steps on exact moments (σ = 0), the same test without noise
+    (not private)."""
     array = np.asarray(data, dtype=np.float64)
     box = scale_to_box(array, public_bounds(bounds, array.shape[1], [str(j) for j in range(array.shape[1])]))
-    return feature_release(box, epsilon_total=epsilon, delta=GCM_DELTA, rng=as_rng(rng))
+    return feature_release(box, epsilon_total=epsilon, delta=GCM_DELTA, rng=as_rng(rng), dependence=GCM_DEPENDENCE)
 
 
 

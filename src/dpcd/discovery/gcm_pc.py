@@ -25,9 +25,10 @@ Privacy
 -------
 Relation: replace one record (n public). Public: n, the column bounds,
 ``degree``, ``conditioning_degree``, ``feature_weight``, ``spread_share``,
-``spread_k``, ``spread_map``, ``norm_clip``, ε, δ and the test settings
-(``"auto"`` values of ``conditioning_degree`` and ``feature_weight`` are
-:func:`auto_features` of p, n, ε, δ and the settings; of ``norm_clip``,
+``spread_k``, ``spread_map``, ``norm_clip``, ``dependence`` (the holder's
+statement), ε, δ and the test settings (``"auto"`` values of
+``conditioning_degree`` and ``feature_weight`` are :func:`auto_features` of p,
+n, ε, δ, ``dependence`` and the settings; of ``norm_clip``,
 :func:`auto_norm_clip` of p and the settings: public too).
 
 **Theorem.** Any run of :func:`gcm_pc` with ``epsilon_total`` = ε and ``delta``
@@ -142,8 +143,9 @@ from .algorithm import PrivateAlgorithm
 from .pc import Decider, PCResult, node_names_of, run_pc
 
 __all__ = ["GCM_PC", "GCMDecider", "FeatureRelease", "gcm_pc", "feature_release", "release_decider",
-           "feature_weights", "worst_case", "auto_norm_clip", "auto_features", "RELATION", "PUBLIC", "DEFAULT_FEATURE_WEIGHT", "RICH_FEATURES",
-           "SPARSE_FEATURES", "NOISE_SWITCH", "DEFAULT_SPREAD_SHARE", "DEFAULT_SPREAD_K",
+           "feature_weights", "worst_case", "auto_norm_clip", "auto_features", "RELATION", "PUBLIC",
+           "DEFAULT_FEATURE_WEIGHT", "RICH_FEATURES", "SPARSE_FEATURES", "NOISE_SWITCH", "NONLINEAR_NOISE_SWITCH",
+           "NOISE_SWITCHES", "DEFAULT_SPREAD_SHARE", "DEFAULT_SPREAD_K",
            "DEFAULT_NORM_CLIP", "NORM_CLIP_SDS", "SPREAD_CHARGE"]
 
 RELATION = REPLACE_ONE
@@ -167,7 +169,17 @@ on (alarm, ε = 1, σ/n = 0.017: 0.63 against 0.57; child, ε = 0.4, 0.025: 0.42
 0.88 against 0.83) and worse without noise (alarm 0.67 against 0.73: a cubic fit of each conditioning column
 leaves more of a nonlinear parent in the residuals); on the linear-Gaussian columns at n = 10⁵ it was worse up to
 σ/n = 0.014 (ε = 0.1, 0.007: 0.89 against 0.93; ε = 0.05, 0.014: 0.84 against 0.86), which puts the switch at
-0.016: on nonlinear data the sparse basis would also help at lower noise, where ``"auto"`` keeps the rich one."""
+0.016: on nonlinear data the sparse basis would also help at lower noise (:data:`NONLINEAR_NOISE_SWITCH`)."""
+NONLINEAR_NOISE_SWITCH = 0.002
+"""σ/n above which ``"auto"`` takes the sparse basis when the data holder states ``dependence="nonlinear"`` (a public
+statement about the data, as for the forecasts' synthetic data). The same rule and the same trials as
+:data:`NOISE_SWITCH`, with the rule applied to the nonlinear trial settings alone: the sparse basis was better in
+every one of them above σ/n = 0.002 (cancer, ε = 1, 0.004: 0.81 against 0.75; asia, ε = 1, 0.006: 0.84 against 0.79;
+20 columns at n = 10⁵, ε = 0.4, 0.002: 0.87 against 0.85) and worse below it (20 columns, ε = 1, 0.0009: 0.86
+against 0.91). The split by statement was made after the notebooks had run with one switch for all data, and
+before their runs with it."""
+NOISE_SWITCHES = {"linear": NOISE_SWITCH, "nonlinear": NONLINEAR_NOISE_SWITCH}
+"""The switch of ``"auto"`` by the holder's ``dependence`` statement (the keys of :data:`dpcd.forecast.DEPENDENCE`)."""
 DEFAULT_SPREAD_SHARE = 0.1
 """Share of μ² spent on the columns' private spreads (:mod:`dpcd.privacy.spread`) before the feature moments."""
 DEFAULT_SPREAD_K = 1.0
@@ -207,20 +219,28 @@ def worst_case(*, epsilon_total: float, delta: float, max_order: int | None = No
 
 def auto_features(p: int, n: int, *, epsilon_total: float, delta: float,
                   spread_share: float = DEFAULT_SPREAD_SHARE, spread_k: float = DEFAULT_SPREAD_K,
-                  spread_map: str = DEFAULT_SPREAD_MAP, norm_clip: float | str = DEFAULT_NORM_CLIP) -> tuple[int, float]:
+                  spread_map: str = DEFAULT_SPREAD_MAP, norm_clip: float | str = DEFAULT_NORM_CLIP,
+                  dependence: str = "linear") -> tuple[int, float]:
     """(conditioning_degree, feature_weight) of ``"auto"``: :data:`SPARSE_FEATURES` when the release of the rich
-    basis (:data:`RICH_FEATURES`) would add noise of more than :data:`NOISE_SWITCH` to each released mean (σ/n, σ the
-    noise of each released sum at μ√(1 − ``spread_share``)), :data:`RICH_FEATURES` otherwise and without noise
-    (``epsilon_total = inf``, exact moments: a diagnostic, not private).
+    basis (:data:`RICH_FEATURES`) would add noise of more than the switch of ``dependence``
+    (:data:`NOISE_SWITCHES`: :data:`NOISE_SWITCH` for ``"linear"``, :data:`NONLINEAR_NOISE_SWITCH` for
+    ``"nonlinear"``) to each released mean (σ/n, σ the noise of each released sum at μ√(1 − ``spread_share``)),
+    :data:`RICH_FEATURES` otherwise and without noise (``epsilon_total = inf``, exact moments: a diagnostic, not
+    private).
 
-    A function of p, n (public under replace-one), the budget and the settings: no data are read. The more noise,
-    the fewer features the regressions on S can use before their noise outweighs what they fit.
+    A function of p, n (public under replace-one), the budget, the settings and the holder's public ``dependence``
+    statement: no data are read. The more noise, the fewer features the regressions on S can use before their noise
+    outweighs what they fit.
 
-    >>> auto_features(37, 8_000, epsilon_total=1.0, delta=1e-6), auto_features(20, 100_000, epsilon_total=1.0, delta=1e-6)
-    ((3, 0.5), (5, 0.25))
+    >>> auto_features(37, 8_000, epsilon_total=1.0, delta=1e-6)
+    (3, 0.5)
+    >>> auto_features(5, 8_000, epsilon_total=1.0, delta=1e-6), auto_features(5, 8_000, epsilon_total=1.0, delta=1e-6,
+    ...                                                                       dependence="nonlinear")
+    ((5, 0.25), (3, 0.5))
     """
     p = check_int(p, "p", minimum=1)
     n = check_int(n, "n", minimum=1)
+    dependence = _check_dependence(dependence)
     if epsilon_total == math.inf:
         return RICH_FEATURES
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
@@ -231,22 +251,40 @@ def auto_features(p: int, n: int, *, epsilon_total: float, delta: float,
     degree, weight = RICH_FEATURES
     weights = feature_weights(p, degree, weight)
     clip = _norm_clip(norm_clip, p, degree, weight, spread_k, spread_map, spread_share)
-    sensitivity = release_sensitivity(weights, math.sqrt(clip * float(np.sum(weights ** 2))))
+    sensitivity = release_sensitivity(weights, _ball_radius(clip, weights))
     noise = sensitivity / (gdp_mu(epsilon_total, delta) * math.sqrt(1.0 - spread_share)) / n
-    return SPARSE_FEATURES if noise > NOISE_SWITCH else RICH_FEATURES
+    return SPARSE_FEATURES if noise > NOISE_SWITCHES[dependence] else RICH_FEATURES
+
+
+def _ball_radius(clip: float, weights: np.ndarray) -> float:
+    """Radius √(c · S₂) of the public ball of the weighted feature records (c = 1: no record moves)."""
+    return math.sqrt(clip * float(np.sum(weights ** 2)))
+
+
+def _check_dependence(dependence: str) -> str:
+    if dependence not in NOISE_SWITCHES:
+        raise ValueError(f"dependence must be one of {sorted(NOISE_SWITCHES)}, got {dependence!r}")
+    return dependence
+
+
+def _check_basis(conditioning_degree: int, degree: int) -> None:
+    """The regressions on S need X's and Y's ``degree`` features among the basis."""
+    if conditioning_degree < degree:
+        raise ValueError(f"conditioning_degree must be at least degree = {degree}, got {conditioning_degree}")
 
 
 def _features(conditioning_degree: int | str, feature_weight: float | str, p: int, n: int, *, epsilon_total: float,
               delta: float, spread_share: float, spread_k: float, spread_map: str,
-              norm_clip: float | str) -> tuple[int, float]:
+              norm_clip: float | str, dependence: str) -> tuple[int, float]:
     """The run's basis: ``"auto"`` entries from :func:`auto_features`, numbers checked."""
+    dependence = _check_dependence(dependence)  # checked with a given basis too
     auto = None
     if isinstance(conditioning_degree, str) or isinstance(feature_weight, str):
         for name, value in (("conditioning_degree", conditioning_degree), ("feature_weight", feature_weight)):
             if isinstance(value, str) and value != "auto":
                 raise ValueError(f"{name} must be 'auto' or a number, got {value!r}")
         auto = auto_features(p, n, epsilon_total=epsilon_total, delta=delta, spread_share=spread_share,
-                             spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip)
+                             spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip, dependence=dependence)
     degree = auto[0] if conditioning_degree == "auto" else check_int(conditioning_degree, "conditioning_degree",
                                                                        minimum=1)
     weight = auto[1] if feature_weight == "auto" else check_probability(feature_weight, "feature_weight",
@@ -349,8 +387,7 @@ def release_decider(release: FeatureRelease, n: int, *, alpha: float, rng: np.ra
                     n_boot: int = DEFAULT_BOOTSTRAP, degree: int = DEFAULT_DEGREE) -> GCMDecider:
     """The PC decisions of GCM-PC's tests on ``release``: X's and Y's first ``degree`` features regressed on the
     release's basis of S (post-processing of the release)."""
-    if release.conditioning_degree < degree:
-        raise ValueError(f"conditioning_degree must be at least degree = {degree}, got {release.conditioning_degree}")
+    _check_basis(release.conditioning_degree, degree)
     return GCMDecider(release.covariance, release.mean, n, release.sigma, alpha=alpha, degree=degree,
                       conditioning_degree=release.conditioning_degree, weights=release.weights, rng=rng,
                       n_boot=n_boot)
@@ -360,12 +397,12 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
                     conditioning_degree: int | str = "auto", feature_weight: float | str = "auto",
                     spread_share: float = DEFAULT_SPREAD_SHARE,
                     spread_k: float = DEFAULT_SPREAD_K, spread_map: str = DEFAULT_SPREAD_MAP,
-                    norm_clip: float | str = DEFAULT_NORM_CLIP,
+                    norm_clip: float | str = DEFAULT_NORM_CLIP, dependence: str = "linear",
                     ledger: PrivacyLedger | None = None) -> FeatureRelease:
     """The private steps of :func:`gcm_pc` on records already in the public box: the column spreads (with
     ``spread_share`` > 0), then the weighted Chebyshev feature moments of the records scaled onto the ball of the
     public ``norm_clip`` (module Theorem), charged to ``ledger``. ``"auto"`` bases come from :func:`auto_features`
-    with the box's shape (n rows: public under replace-one).
+    with the box's shape (n rows: public under replace-one) and the holder's ``dependence`` statement.
 
     ``epsilon_total = inf`` gives the same steps without noise (σ = 0, nothing charged): the same test on exact
     moments, not private — a diagnostic for experiments, refused with a ``ledger`` (which would stay empty).
@@ -379,11 +416,12 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
     spread_map = check_spread_map(spread_map, "spread_map")
     conditioning_degree, feature_weight = _features(
         conditioning_degree, feature_weight, box.shape[1], max(box.shape[0], 1), epsilon_total=epsilon_total,
-        delta=delta, spread_share=spread_share, spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip)
+        delta=delta, spread_share=spread_share, spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip,
+        dependence=dependence)
     weights = feature_weights(box.shape[1], conditioning_degree, feature_weight)
     clip = _norm_clip(norm_clip, box.shape[1], conditioning_degree, feature_weight, spread_k, spread_map,
                       spread_share)
-    radius = math.sqrt(clip * float(np.sum(weights ** 2)))  # c = 1: no record moves, the bound still holds
+    radius = _ball_radius(clip, weights)
     exact = epsilon_total == math.inf
     mu = math.inf if exact else gdp_mu(epsilon_total, delta)
     edges = None
@@ -415,7 +453,7 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
            feature_weight: float | str = "auto", spread_share: float = DEFAULT_SPREAD_SHARE,
            spread_k: float = DEFAULT_SPREAD_K, spread_map: str = DEFAULT_SPREAD_MAP,
            norm_clip: float | str = DEFAULT_NORM_CLIP, max_order: int | None = None,
-           max_tests: int | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
+           max_tests: int | None = None, n_boot: int = DEFAULT_BOOTSTRAP, dependence: str = "linear",
            node_names: Sequence[str] | None = None) -> PCResult:
     """GCM-PC on numeric ``data`` with public ``bounds``: a CPDAG whose run is (``epsilon_total``, ``delta``)-DP.
 
@@ -429,7 +467,8 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     degree : Chebyshev features of X and of Y whose residual products each test reads.
     conditioning_degree : Chebyshev features per column of S in the regressions (≥ ``degree``); the release
         holds p · ``conditioning_degree`` features, so a larger value costs noise. ``"auto"``: from
-        :func:`auto_features` (5 where the release's noise is small, 3 where it is large).
+        :func:`auto_features` (5 where the release's noise is small, 3 where it is large; where the switch lies
+        depends on ``dependence``).
     feature_weight : public weight of the features T_2, T_3, … in the release (T_1, the column itself, has
         weight 1): the release is of the weighted features, so a small weight spends little of the sensitivity
         on them and measures them with more noise (module docstring). ``"auto"``: from :func:`auto_features`
@@ -446,13 +485,16 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
         (0, 1]; 1 moves no record. A smaller ball means less noise and more records shrunk (module docstring).
     max_order, max_tests : as in :func:`dpcd.discovery.pc.pc` (the tests cost no budget).
     n_boot : bootstrap draws per test.
+    dependence : the data holder's public statement of how the columns depend on each other, ``"linear"``
+        (default) or ``"nonlinear"``: where ``"auto"`` switches to the sparse basis (:data:`NOISE_SWITCHES`). Like
+        every setting it must not be chosen by looking at the data (or that look must be charged).
     node_names : as in :func:`dpcd.discovery.pc.pc`.
 
     Privacy: the module's theorem; the ledger holds the Gaussian charges of the spreads and of the moments (the
     moments alone with ``spread_share`` = 0).
     ``info``: ``algorithm``, ``epsilon_total``, ``delta``, ``alpha``, ``degree``,
     ``conditioning_degree`` and ``feature_weight`` (the basis used), ``spread_share``, ``spread_k``, ``spread_map``,
-    ``norm_clip`` (the c used), ``features`` (D),
+    ``norm_clip`` (the c used), ``features`` (D), ``dependence``,
     ``mu``, ``sigma`` (noise per released sum) and ``n_computed`` (distinct tests) — public numbers only; the narrowed
     box, a noisy number, stays inside the run.
     """
@@ -465,23 +507,23 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     names = node_names_of(data, node_names)
     conditioning_degree, feature_weight = _features(  # from the table's shape and the settings: public
         conditioning_degree, feature_weight, array.shape[1], max(array.shape[0], 1), epsilon_total=epsilon_total,
-        delta=delta, spread_share=spread_share, spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip)
-    if conditioning_degree < degree:
-        raise ValueError(f"conditioning_degree must be at least degree = {degree}, got {conditioning_degree}")
+        delta=delta, spread_share=spread_share, spread_k=spread_k, spread_map=spread_map, norm_clip=norm_clip,
+        dependence=dependence)
+    _check_basis(conditioning_degree, degree)
     box = scale_to_box(array, public_bounds(bounds, array.shape[1], names))
     generator = as_rng(rng)
     ledger = PrivacyLedger("replace", public=PUBLIC)
     release = feature_release(box, epsilon_total=epsilon_total, delta=delta, rng=generator,
                               conditioning_degree=conditioning_degree, feature_weight=feature_weight,
                               spread_share=spread_share, spread_k=spread_k, spread_map=spread_map,
-                              norm_clip=norm_clip, ledger=ledger)
+                              norm_clip=norm_clip, dependence=dependence, ledger=ledger)
     decider = release_decider(release, box.shape[0], alpha=alpha, rng=generator, n_boot=n_boot, degree=degree)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "gcm_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "degree": degree, "conditioning_degree": release.conditioning_degree,
                                  "feature_weight": release.feature_weight, "spread_share": spread_share,
                                  "spread_k": spread_k, "spread_map": spread_map, "norm_clip": release.norm_clip,
-                                 "features": release.weights.size,
+                                 "features": release.weights.size, "dependence": dependence,
                                  "mu": release.mu, "sigma": release.sigma, "n_computed": len(decider.p_values)})
 
 

@@ -75,6 +75,7 @@ from ..preparation import (
     auto_algorithm,
     choose_kind,
     default_limits,
+    holder_settings,
     load_schema,
     run_algorithm,
     view_for,
@@ -236,16 +237,19 @@ def run_defaults(spec: PrivateAlgorithm, exclude: Iterable[str] = ()) -> dict[st
 def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
                    requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
                    noise: str = "entropy", limits: Limits | None = None, dependence: str | None = None,
-                   min_rows: int = MIN_ROWS, delimiter: str = ",") -> dict[str, Any]:
+                   settings: Mapping[str, Any] | None = None, min_rows: int = MIN_ROWS,
+                   delimiter: str = ",") -> dict[str, Any]:
     """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public.
 
     ``limits`` (the run's search caps, from public inputs) are listed among the
     algorithm's public parameters with the reason for their values;
     ``dependence`` (the model of the forecasts' synthetic data) is listed when a
-    forecast read it (None: no forecast was made).
+    forecast read it (None: no forecast was made); ``settings`` (the holder's
+    statements the run took, :func:`dpcd.preparation.holder_settings`) among
+    the algorithm's parameters.
     """
     target = as_relation(calibration.relation)
-    parameters = {**dict(spec.extra), **dict(calibration.kwargs)}
+    parameters = {**dict(spec.extra), **dict(calibration.kwargs), **dict(settings or {})}
     if spec.alpha_arg is not None:
         parameters[spec.alpha_arg] = alpha
     if limits is not None and limits.max_tests is not None:
@@ -467,9 +471,11 @@ def discover(
         :data:`FORECAST_TIME_BUDGET` seconds). It reads only public inputs;
         under add/remove, where n is protected, no forecast is made.
     delimiter : the CSV's field separator (a format fact, public).
-    dependence : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's):
-        ``"linear"`` (default) or ``"nonlinear"`` (:data:`dpcd.forecast.DEPENDENCE`) — the holder's public
-        statement about the data, recorded in ``privacy.json``; under ``"nonlinear"`` ``auto`` can pick GCM-PC.
+    dependence : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's)
+        and where GCM-PC's ``"auto"`` feature basis switches to the sparse one
+        (:data:`dpcd.discovery.gcm_pc.NOISE_SWITCHES`): ``"linear"`` (default) or ``"nonlinear"``
+        (:data:`dpcd.forecast.DEPENDENCE`) — the holder's public statement about the data, recorded in
+        ``privacy.json``; under ``"nonlinear"`` ``auto`` can pick GCM-PC.
 
     Privacy
     -------
@@ -564,13 +570,13 @@ def discover(
         _done(bar)
         _begin(bar, f"running {spec.label}" + (f" (at most {limits.max_tests} CI decisions)" if limits.max_tests else ""))
         result = run_algorithm(spec, encoded, view, calibration, alpha=alpha, rng=generator,
-                               max_tests=limits.max_tests)
+                               max_tests=limits.max_tests, dependence=dependence)
         graph, graph_type = result.cpdag, "CPDAG"
         privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
                                  requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
                                  noise="entropy" if rng is None else "caller", limits=limits,
                                  dependence=dependence if forecast_made else None,
-                                 min_rows=min_rows, delimiter=delimiter)
+                                 settings=holder_settings(spec, dependence), min_rows=min_rows, delimiter=delimiter)
         _done(bar)
         files: dict[str, Path] = {}
         if out is not None:
