@@ -314,8 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
         fc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
         fc.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
         fc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),
-                        help="model of numeric synthetic data: linear-Gaussian (default) or PCD's nonlinear "
-                             "additive-noise model (your public statement about the data)")
+                        help="model of numeric synthetic data, and where GCM-PC's feature basis turns sparse: "
+                             "linear-Gaussian (default) or PCD's nonlinear additive-noise model (your public "
+                             "statement about the data)")
         fc.add_argument("--out", default=None, metavar="DIR", help="also write forecast.csv and forecast.png/svg into DIR")
         fc.set_defaults(handler=_forecast)
 

@@ -319,7 +319,8 @@ def forecast(
         :func:`auto_repetitions` of its view and n (what ``discover``'s ``auto`` runs, with ``time_budget=None``).
     degree : expected number of neighbours of a node in the synthetic DAGs.
     dependence : the model of numeric synthetic data, a key of :data:`DEPENDENCE`: ``"linear"`` (default) or
-        ``"nonlinear"`` (PCD's additive-noise model) — what the holder expects of the data, stated publicly.
+        ``"nonlinear"`` (PCD's additive-noise model) — what the holder expects of the data, stated publicly; also
+        passed to the candidates whose run takes it (GCM-PC's basis), as ``discover`` does.
     rng : seed or Generator of the synthetic data and the algorithms' noise.
     time_budget : seconds per (algorithm, ε): no new repetition starts once
         they are spent (at least one runs; ``runs`` says how many did). Each
