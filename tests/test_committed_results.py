@@ -36,6 +36,21 @@ def test_comparison_has_the_columns_and_a_diagnosis_on_every_miss(path):
     reporting.read_comparison(path)  # the reader's own checks
 
 
+@pytest.mark.parametrize("path", COMPARISONS, ids=lambda p: p.parent.name)
+def test_a_citing_paragraph_counts_the_papers_claims_not_the_librarys_goals(path):
+    citing = path.parent / reporting.CITING_FILE
+    if not citing.exists():
+        pytest.skip("no citing paragraph in this folder")
+    text = citing.read_text(encoding="utf-8")
+    frame = pd.read_csv(path)
+    papers = frame[frame["paper"] != reporting.SELF_CHECKS]
+    own = frame.loc[frame["paper"] == reporting.SELF_CHECKS, "claim_id"]
+    assert not any(claim.split(":", 1)[1] in text for claim in own), "a library goal is cited as the paper's claim"
+    match = re.search(r"Of [^.]*?'s ([0-9]+) checkable claims", text)
+    if match:
+        assert int(match.group(1)) == len(papers), (match.group(1), len(papers))
+
+
 def test_report_and_readme_quote_the_committed_counts():
     counts = reporting.verdict_counts(FIGURES)
     line = reporting.summary_line(counts)
