@@ -143,6 +143,32 @@ def test_random_graph_baseline_and_a_dense_graph_cannot_be_best():
     assert random_graph_f1(11, [10], [12])[0] == pytest.approx(np.mean(2 * np.array(shared) / 22), abs=0.005)
 
 
+def test_the_random_baseline_tests_the_mean_over_runs_not_one_run():
+    import numpy as np
+    from scipy import stats
+
+    from dpcd.forecast import RANDOM_GRID, random_graph_f1, ranked
+
+    # one run: the exact 90 % quantile of one random graph (10 true edges among 45 pairs, 5 released)
+    cumulative = np.cumsum(stats.hypergeom.pmf(np.arange(6), 45, 10, 5))
+    assert random_graph_f1(10, [10], [5])[1] == pytest.approx(2 * int(np.searchsorted(cumulative, 0.9)) / 15)
+    # ten runs, five of them empty: one run's pooled quantile is 0 (most random graphs miss), the mean's is not;
+    # a forecast with a single hit among its five edges (mean 0.018) is not better than chance
+    assert 0.5 + 0.5 * (45 / 55) >= 0.9  # pooled over the runs, F1 = 0 has probability 0.91: its quantile is 0
+    mean, high = random_graph_f1(11, [10] * 10, [0] * 5 + [1] * 5)
+    assert mean == pytest.approx(5 * (10 / 55) * (2 / 11) / 10) and high == pytest.approx(2 * (2 / 11) / 10, abs=1e-3)
+    rows = pd.DataFrame({"algorithm": ["empty", "dense"], "status": "ok", "skeleton_f1": [1 / 55, 0.33],
+                         "random_f1": [mean, 0.20], "random_f1_high": [high, 0.25], "lift": [1 / 55 - mean, 0.13]})
+    assert ranked(rows)["algorithm"].tolist() == ["dense", "empty"]
+    # against a simulation of the mean of 10 random graphs (12 of 55 pairs, 10 true): never below, within the grid
+    rng = np.random.default_rng(1)
+    simulated = np.quantile((2 * rng.hypergeometric(10, 45, 12, size=(200_000, 10)) / 22).mean(axis=1), 0.9)
+    assert simulated - 1e-9 <= random_graph_f1(11, [10] * 10, [12] * 10)[1] <= simulated + 1 / RANDOM_GRID
+    # more runs, a narrower mean: the quantile falls towards the expectation
+    highs = [random_graph_f1(11, [10] * r, [12] * r)[1] for r in (1, 4, 16)]
+    assert highs[0] > highs[1] > highs[2] > random_graph_f1(11, [10], [12])[0]
+
+
 def test_forecast_says_when_a_release_is_no_better_than_chance(cancer_schema):
     result = forecast(cancer_schema, n=3000, epsilon=[0.05, 20.0], algorithms=["em_pc"], repetitions=6, rng=3)
     table = result.table.set_index("epsilon")

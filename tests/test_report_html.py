@@ -113,7 +113,7 @@ def test_a_release_no_better_than_chance_says_so_and_pure_dp_shows_no_delta(tmp_
                  "--no-progress"]) == 0
     text = " ".join(" ".join(parse((out / "report.html").read_text()).text).split())
     assert "no better than a random graph with as many edges" in text and "EM-PC (released)" in text
-    assert "random graph, same edges (90 %)" in text
+    assert "random graphs, same edges (90 % of mean)" in text
     charged = text[text.index("What this run happened to charge"):].split(";")[0]
     assert "basic composition of its pure ε-DP steps" in charged and "δ" not in charged  # EM-PC is pure ε-DP
 

@@ -140,8 +140,9 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
                          f"{_number(row['cpdag_f1'], 2)} ({_number(row['cpdag_f1_low'], 2)}–"
                          f"{_number(row['cpdag_f1_high'], 2)})",
                          f"{_number(row['edges'], 3)} of {_number(row['true_edges'], 3)}", _e(row.get("verdict", ""))])
-        parts.append(_table(["algorithm", "ε", "skeleton F1 (10–90 % of runs)", "random graph, same edges (90 %)",
-                             "CPDAG F1 (10–90 %)", "edges released of true", "in words"], rows))
+        parts.append(_table(["algorithm", "ε", "skeleton F1 (10–90 % of runs)",
+                             "random graphs, same edges (90 % of mean)", "CPDAG F1 (10–90 %)",
+                             "edges released of true", "in words"], rows))
         mine = forecast[(forecast["algorithm"] == released) & (forecast["status"] == "ok")] \
             if "algorithm" in forecast else forecast.iloc[0:0]
         if len(mine) and str(mine["verdict"].iloc[0]).startswith("not better than chance"):
