@@ -342,3 +342,26 @@ def test_without_a_numeric_coding_categorical_algorithms_keep_random_tables_over
     result = forecast(schema, n=2000, epsilon=[1.0], algorithms=["marginal_pc"], repetitions=2, time_budget=None,
                       rng=0)
     assert list(result.table["status"]) == ["ok"] and "tables over the schema's categories and bins" in result.statement
+
+
+def test_the_report_forecast_counts_its_runs_from_public_sizes_not_a_clock(tmp_path, monkeypatch):
+    # report.html must be a function of public inputs: on a machine so slow that every synthetic run seems to take
+    # 100 s, the forecast it shows still makes min(--forecast, auto_repetitions) runs (a time budget stopped at one)
+    import itertools
+
+    import dpcd
+    import dpcd.forecast as forecast_module
+    from dpcd.forecast import auto_repetitions
+    from dpcd.preparation import view_for
+    from dpcd.registry import ALGORITHMS
+
+    sample = load_bnlearn("cancer", 2_000, rng=0)
+    schema = sample.schema()
+    runs = min(3, auto_repetitions(ALGORITHMS["em_pc"], view_for(schema, ALGORITHMS["em_pc"]), 2_000))
+    assert runs == 3
+    clock = itertools.count(0.0, 100.0)
+    monkeypatch.setattr(forecast_module.time, "perf_counter", lambda: float(next(clock)))
+    dpcd.discover(sample.data, schema=schema, epsilon=1.0, algorithm="em_pc", rng=0, progress=False,
+                  out=tmp_path / "out", forecast_repetitions=3)
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "(3 random DAGs with" in page and "as many as fit" not in page  # exactly 3 runs; no time budget

@@ -273,8 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
     disc.add_argument("--overwrite", action="store_true", help="replace the contents of a non-empty --out")
     disc.add_argument("--forecast", type=int, default=3, metavar="R",
-                      help="most synthetic runs of the forecast shown on report.html (default 3, within 20 s; 0: none; "
-                           "reads no data)")
+                      help="most synthetic runs of the forecast shown on report.html (default 3, fewer for costly runs by "
+                           "public sizes; 0: none; reads no data)")
     disc.add_argument("--delimiter", type=_delimiter, default=",", metavar="C",
                       help="field separator of DATA.csv (default ','; 'tab' for a tab)")
     disc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),

@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..forecast import check_dependence, choose_by_forecast, forecast
+from ..forecast import auto_repetitions, check_dependence, choose_by_forecast, forecast
 from ..preparation import (
     MAX_LEVELS,
     Limits,
@@ -355,26 +355,26 @@ FORECAST_SEED = 0
 nothing; drawing it from the release's generator would publish a function of that generator's state (the noise)."""
 
 
-FORECAST_TIME_BUDGET = 20.0
-"""Seconds the report's forecast may spend on its synthetic runs (at least one runs; the page says how many)."""
-
-
 def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int | None, epsilon: float, delta: float, target: Relation,
               alpha: float, limits: Limits, repetitions: int,
               registry: Mapping[str, PrivateAlgorithm], dependence: str = "linear") -> tuple[Any, str]:
     """The forecast for report.html: the released algorithm on public inputs only, seeded with :data:`FORECAST_SEED`.
 
     Only the released algorithm runs (``dpcd forecast`` compares them all), with
-    the release's own caps, for at most :data:`FORECAST_TIME_BUDGET` seconds.
+    the release's own caps, ``repetitions`` times at most and no more than
+    :func:`dpcd.forecast.auto_repetitions` allows for its view and n — a count
+    from public sizes, not a clock, so the page is a function of public inputs
+    alone (a time budget would make it depend on how loaded the machine was).
     """
     if repetitions == 0:
         return None, "No forecast was requested (forecast_repetitions = 0); run `dpcd forecast` for one."
     if n is None:
         return None, ("No forecast: under add/remove the number of rows is protected, so it cannot be used; run "
                       "`dpcd forecast --n GUESS` with a public guess of n.")
+    runs = min(repetitions, auto_repetitions(spec, view_for(schema, spec), n))
     result = forecast(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name], relation=target.name,
-                      alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=repetitions,
-                      rng=FORECAST_SEED, registry=registry, time_budget=FORECAST_TIME_BUDGET, dependence=dependence)
+                      alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=runs,
+                      rng=FORECAST_SEED, registry=registry, time_budget=None, dependence=dependence)
     return result.table, (result.statement + " Only the released algorithm was forecast, with the release's own "
                           "caps; `dpcd forecast` compares every algorithm.")
 
@@ -467,8 +467,8 @@ def discover(
     min_rows : fewest rows accepted under replace-one.
     forecast_repetitions : most synthetic runs of the released algorithm in
         the :func:`dpcd.forecast.forecast` forecast shown on ``report.html`` at the
-        released budget (0: none; as many as fit in
-        :data:`FORECAST_TIME_BUDGET` seconds). It reads only public inputs;
+        released budget (0: none; at most :func:`dpcd.forecast.auto_repetitions`
+        of the released algorithm, a count from public sizes). It reads only public inputs;
         under add/remove, where n is protected, no forecast is made.
     delimiter : the CSV's field separator (a format fact, public).
     dependence : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's)
@@ -582,7 +582,7 @@ def discover(
         if out is not None:
             eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
             title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
-            _begin(bar, f"forecast on synthetic data (at most {FORECAST_TIME_BUDGET:g} s)")
+            _begin(bar, "forecast on synthetic data")
             if auto_forecast is not None and forecast_repetitions:
                 forecast, note = auto_forecast.table, (
                     auto_forecast.statement + " These are the candidates algorithm auto compared; it released the "

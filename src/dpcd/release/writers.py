@@ -106,8 +106,12 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
     epoch; None: the time of writing) becomes every file's and the folder's
     modification time: a release passes the time it began, before any data
     were read, so that the files do not carry how long the run took (a time
-    that depends on the data) to whoever receives them. Returns ``{file name:
-    final path}``.
+    that depends on the data) to whoever receives them. The file system's
+    change time (ctime, and a birth time where it keeps one) cannot be set by
+    any program and still records when each file was written: publish the
+    files' contents (an archive that stores modification times only, an
+    upload), never the folder as it lies on a shared file system. Returns
+    ``{file name: final path}``.
     """
     if not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out must be a folder path, got {type(out).__name__}")
