@@ -239,13 +239,17 @@ def random_graph_f1(p: int, true_edges: Sequence[int], released_edges: Sequence[
     mean = float(np.mean([np.sum(values * weights) for values, weights in runs]))
     if len(runs) == 1:
         return mean, _quantile(*runs[0], 0.9)
-    total = np.ones(1)
+    from scipy import signal
+
+    parts = []
     for values, weights in runs:
         steps = np.ceil(values * RANDOM_GRID - 1e-9).astype(np.int64)
-        grown = np.zeros(len(total) + int(steps.max()))
-        for step, weight in zip(steps, weights):
-            grown[step:step + len(total)] += weight * total
-        total = grown
+        part = np.zeros(int(steps.max()) + 1)
+        np.add.at(part, steps, weights)
+        parts.append(part)
+    while len(parts) > 1:  # in pairs: convolutions of like lengths (by FFT where long) add many runs fast
+        parts = [signal.convolve(*parts[i:i + 2]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
+    total = np.clip(parts[0], 0.0, None)
     level = np.arange(len(total)) / (RANDOM_GRID * len(runs))
     return mean, _quantile(level, total, 0.9)
 
