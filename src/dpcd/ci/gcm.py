@@ -10,8 +10,28 @@ T_1(u), …, T_d(u) (all in [−1, 1]), so a nonlinear dependence shows in the
 products of features, and each regression is least squares of one feature on
 the features of S (additive in S, a polynomial of degree d in each column).
 With d features for X and for Y the statistic is the largest |T_ab| over the
-d² products (Shah & Peters' Sec. 3.2, their max-type statistic for several
-features).
+products the test reads (Shah & Peters' Sec. 3.2, their max-type statistic for
+several features): all d² of them given at most one column, and given two or
+more only those with T_1 of X or of Y (:func:`product_mask`).
+
+Which products keep the level. Under X ⫫ Y | S the mean of a residual product
+is zero as soon as **one** of its two regressions is right:
+E[(X − E[X|S]) · h(Y, S)] = 0 for every h. An additive regression on S is
+right for T_1 of a column whose conditional mean is additive in S (a
+linear-Gaussian model, or a single conditioning column), but not for T_k,
+k ≥ 2, once the column depends on two or more columns of S: E[X² | S] of
+X = a·S + e holds the products a_i a_j S_i S_j, which no additive basis fits,
+and when X and Y share such parents the misfits of T_2(X) and of T_2(Y) are
+correlated, so their product has a non-zero mean under the null and the test
+rejects a true conditional independence with a probability that grows to 1
+with n (linear data X, Y = ½ ΣZᵢ + noise, five Zᵢ, n = 500: all four products
+rejected in 100 of 100 draws at α = 0.05, the three with T_1 in 7). A product
+with T_1 of X or of Y has mean zero whenever that column's conditional mean is
+additive in S. When it is not (X, Y = sin(ΣZᵢ) + noise, Zhang et al.'s
+Fig. 1), no product is safe and the test does not keep its level at large n:
+the additive model class is the test's assumption (Shah & Peters 2020, Sec. 2:
+no test keeps its level against every null and has power against any
+alternative).
 
 :func:`gcm_test`
     The non-private test on data: residual products, their means and standard
@@ -59,8 +79,8 @@ from scipy import stats
 from ..validation import RngLike, as_rng, check_int
 from .result import CIResult
 
-__all__ = ["chebyshev_features", "feature_columns", "gcm_test", "noisy_gcm_test", "noisy_covariance_draws",
-           "DEFAULT_DEGREE", "DEFAULT_CONDITIONING_DEGREE", "DEFAULT_BOOTSTRAP"]
+__all__ = ["chebyshev_features", "feature_columns", "product_mask", "gcm_test", "noisy_gcm_test",
+           "noisy_covariance_draws", "DEFAULT_DEGREE", "DEFAULT_CONDITIONING_DEGREE", "DEFAULT_BOOTSTRAP"]
 
 DEFAULT_DEGREE = 2
 """Chebyshev features of X and of Y whose residual products the statistic reads: T_1 (the column) and T_2."""
@@ -110,6 +130,23 @@ def feature_columns(variables: Sequence[int], degree: int, *, layout: int | None
     """
     layout = degree if layout is None else layout
     return [int(v) * layout + k for v in variables for k in range(degree)]
+
+
+def product_mask(degree: int, conditioning_size: int) -> np.ndarray:
+    """Which residual products T_a(X)·T_b(Y) (a, b = 1..``degree``; row a − 1, column b − 1) the statistic reads
+    given ``conditioning_size`` = |S| columns: all with |S| ≤ 1, only those with a = 1 or b = 1 with |S| ≥ 2
+    (module docstring: an additive regression of T_k, k ≥ 2, on two or more columns is misspecified even for
+    linear data, and two such misfits correlate under the null). A function of public sizes.
+
+    >>> product_mask(2, 1).tolist(), product_mask(2, 2).tolist()
+    ([[True, True], [True, True]], [[True, True], [True, False]])
+    """
+    degree = check_int(degree, "degree", minimum=1)
+    conditioning_size = check_int(conditioning_size, "conditioning_size", minimum=0)
+    mask = np.ones((degree, degree), dtype=bool)
+    if conditioning_size >= 2:
+        mask[1:, 1:] = False
+    return mask
 
 
 def _conditional_block(matrices: np.ndarray, q: int, floor: np.ndarray | float = 0.0) -> np.ndarray:
@@ -191,9 +228,9 @@ def noisy_gcm_test(covariance: np.ndarray, mean: np.ndarray, n: int, sigma: floa
     :func:`chebyshev_features` with ``conditioning_degree`` ≥ ``degree``; X and
     Y enter with their first ``degree``), ``sigma`` the noise standard
     deviation of each released sum (σ = 0: exact moments). The observed
-    max-type GCM statistic is ranked among ``n_boot`` parametric null draws
-    (module docstring); ``weights`` are the release's public feature weights
-    (None: all 1). Post-processing only.
+    max-type GCM statistic over the products of :func:`product_mask` is ranked
+    among ``n_boot`` parametric null draws (module docstring); ``weights`` are
+    the release's public feature weights (None: all 1). Post-processing only.
 
     >>> rng = np.random.default_rng(1)
     >>> box = rng.uniform(-1, 1, size=(5000, 3))
@@ -221,8 +258,9 @@ def noisy_gcm_test(covariance: np.ndarray, mean: np.ndarray, n: int, sigma: floa
     null = _cross_correlations(_positive_definite(draws), degree, degree, floor)  # the same map as observed
     # studentised: each correlation over its spread under the null, so the noisiest features weigh least
     spread = np.maximum(null.std(axis=0), 1e-12)
-    statistic = float(np.max(np.abs(observed) / spread))
-    maxima = np.max(np.abs(null) / spread, axis=(-2, -1))
+    read = product_mask(degree, len(S))
+    statistic = float(np.max((np.abs(observed) / spread)[read]))
+    maxima = np.max((np.abs(null) / spread)[:, read], axis=-1)
     return float((1 + np.count_nonzero(~(maxima < statistic))) / (1 + n_boot))
 
 
@@ -233,9 +271,9 @@ def gcm_test(box: np.ndarray, x: int, y: int, S: Sequence[int] = (), *, degree: 
 
     Each of the ``degree`` features of X and of Y is regressed by least squares
     on an intercept and the ``conditioning_degree`` features of each column of
-    S; T_ab = √n · mean(R_ab)/sd(R_ab) for the residual products R_ab, the statistic is max |T_ab|, and its p-value
-    comes from ``n_boot`` Gaussian multiplier draws of the normalised products
-    (their Sec. 3.2). ``statistic`` of the result is the maximum.
+    S; T_ab = √n · mean(R_ab)/sd(R_ab) for the residual products R_ab of :func:`product_mask`, the statistic is
+    max |T_ab|, and its p-value comes from ``n_boot`` Gaussian multiplier draws of the normalised products
+    (their Sec. 3.2). ``statistic`` of the result is the maximum; ``df`` the number of products read.
     """
     degree = check_int(degree, "degree", minimum=1)
     conditioning_degree = check_int(conditioning_degree, "conditioning_degree", minimum=1)
@@ -245,7 +283,8 @@ def gcm_test(box: np.ndarray, x: int, y: int, S: Sequence[int] = (), *, degree: 
     design = np.column_stack([np.ones(n), chebyshev_features(data[:, list(S)], conditioning_degree)])
     coefficients, *_ = np.linalg.lstsq(design, targets, rcond=None)
     residuals = targets - design @ coefficients
-    products = (residuals[:, :degree, None] * residuals[:, None, degree:]).reshape(n, -1)
+    read = product_mask(degree, len(S))
+    products = (residuals[:, :degree, None] * residuals[:, None, degree:])[:, read]
     centred = products - products.mean(axis=0)
     scale = np.sqrt(np.mean(centred ** 2, axis=0))
     scale[scale <= 0] = math.inf
@@ -256,4 +295,4 @@ def gcm_test(box: np.ndarray, x: int, y: int, S: Sequence[int] = (), *, degree: 
     for b in range(n_boot):
         null[b] = np.max(np.abs(generator.standard_normal(n) @ normalised)) / math.sqrt(n)
     p_value = float((1 + np.count_nonzero(null >= statistic)) / (1 + n_boot))
-    return CIResult(statistic, p_value, float(degree * degree))
+    return CIResult(statistic, p_value, float(np.count_nonzero(read)))

@@ -12,7 +12,10 @@ S — an additive polynomial regression — need only second moments, the
 normalised residual covariances are the statistic, and its null distribution
 is drawn by a parametric bootstrap that adds the release's own noise. So the
 number of tests costs nothing, as in Moment-PC, which this extends from linear
-to polynomial relations (Moment-PC is the case d = 1).
+to polynomial relations (Moment-PC is the case d = 1). Given two or more
+conditioning columns a test reads only the residual products with X's or Y's
+T_1 (:func:`dpcd.ci.gcm.product_mask`): the additive regression of a
+higher feature is misspecified there even on linear data.
 
 Relation to PrivGCM (Kalemaj, Kasiviswanathan & Ramdas, AISTATS 2024): the
 same statistic made private, but by a different route — here the regressions'
