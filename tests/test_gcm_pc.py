@@ -26,7 +26,7 @@ from dpcd.discovery.gcm_pc import (
     gcm_pc,
     worst_case,
 )
-from dpcd.forecast import DEPENDENCE, choose_by_forecast
+from dpcd.forecast import choose_by_forecast
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import gdp_mu
 from dpcd.privacy.moments import (
@@ -39,6 +39,7 @@ from dpcd.privacy.moments import (
 )
 from dpcd.privacy.spread import private_spread_box
 from dpcd.schema import Schema
+from dpcd.statements import DEPENDENCE
 
 
 def _rate_bound(rate_level: float, runs: int) -> float:

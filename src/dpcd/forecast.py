@@ -70,18 +70,12 @@ from .preparation import (
 from .privacy.relation import relation as as_relation
 from .registry import ALGORITHMS, AUTO_CANDIDATES, AlgorithmUnavailable, CalibrationRefused, PrivateAlgorithm, calibrate
 from .schema import Schema, SchemaError
+from .statements import DEPENDENCE, check_dependence
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
 __all__ = ["DEPENDENCE", "check_dependence", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
            "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_WORK",
            "AUTO_FIXED_ROWS", "RUN_COST", "CELL_COST", "auto_repetitions"]
-
-DEPENDENCE: dict[str, str] = {
-    "linear": "linear-Gaussian",
-    "nonlinear": "PCD's nonlinear additive-noise model (sin, cos, tanh, square, exp)",
-}
-"""The models of numeric synthetic data a forecast can use: the holder's public statement of how the columns depend
-on each other (``dependence=``; not the neighbouring ``relation``), never read from the data."""
 
 FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
                     "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
@@ -578,17 +572,6 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
                       dependence=dependence)
     name = result.auto if result.auto is not None else auto_algorithm(declared, target, registry).name
     return registry[name], result
-
-
-def check_dependence(dependence: Any) -> str:
-    """``dependence`` checked against :data:`DEPENDENCE` (a clear error naming the argument).
-
-    >>> check_dependence("nonlinear")
-    'nonlinear'
-    """
-    if dependence not in DEPENDENCE:
-        raise ValueError(f"dependence must be one of {sorted(DEPENDENCE)}, got {dependence!r}")
-    return dependence
 
 
 def _verdict(skeleton_f1: float, random_high: float) -> str:

@@ -133,7 +133,7 @@ def _auto_pick(schema_json: str, n: int, epsilon: float, delta: float, alpha: fl
                ) -> str:
     """``discover``'s auto pick for a schema (public inputs only; memoised: it is a pure function of them).
 
-    ``dependence`` is what a holder of that data would state (:data:`dpcd.forecast.DEPENDENCE`): ``"nonlinear"``
+    ``dependence`` is what a holder of that data would state (:data:`dpcd.statements.DEPENDENCE`): ``"nonlinear"``
     for the nonlinear synthetic set, whose model is known before any draw, ``"linear"`` for every other set.
     """
     spec, _ = choose_by_forecast(Schema.from_json(schema_json), n=n, epsilon=epsilon, delta=delta, alpha=alpha,

@@ -132,6 +132,7 @@ from ..privacy.moments import clip_record_norms, moment_release_worst_case, nois
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..privacy.spread import DEFAULT_SPREAD_MAP, check_spread_map, narrow_and_charge, private_spread_box
 from ..schema import public_bounds, scale_to_box
+from ..statements import check_dependence
 from ..validation import (
     RngLike,
     as_data_matrix,
@@ -182,7 +183,7 @@ every one of them above σ/n = 0.002 (cancer, ε = 1, 0.004: 0.81 against 0.75; 
 against 0.91). The split by statement was made after the notebooks had run with one switch for all data, and
 before their runs with it."""
 NOISE_SWITCHES = {"linear": NOISE_SWITCH, "nonlinear": NONLINEAR_NOISE_SWITCH}
-"""The switch of ``"auto"`` by the holder's ``dependence`` statement (the keys of :data:`dpcd.forecast.DEPENDENCE`)."""
+"""The switch of ``"auto"`` by the holder's ``dependence`` statement (the keys of :data:`dpcd.statements.DEPENDENCE`)."""
 DEFAULT_SPREAD_SHARE = 0.1
 """Share of μ² spent on the columns' private spreads (:mod:`dpcd.privacy.spread`) before the feature moments."""
 DEFAULT_SPREAD_K = 1.0
@@ -243,7 +244,7 @@ def auto_features(p: int, n: int, *, epsilon_total: float, delta: float,
     """
     p = check_int(p, "p", minimum=1)
     n = check_int(n, "n", minimum=1)
-    dependence = _check_dependence(dependence)
+    dependence = check_dependence(dependence)
     if epsilon_total == math.inf:
         return RICH_FEATURES
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
@@ -264,12 +265,6 @@ def _ball_radius(clip: float, weights: np.ndarray) -> float:
     return math.sqrt(clip * float(np.sum(weights ** 2)))
 
 
-def _check_dependence(dependence: str) -> str:
-    if dependence not in NOISE_SWITCHES:
-        raise ValueError(f"dependence must be one of {sorted(NOISE_SWITCHES)}, got {dependence!r}")
-    return dependence
-
-
 def _check_basis(conditioning_degree: int, degree: int) -> None:
     """The regressions on S need X's and Y's ``degree`` features among the basis."""
     if conditioning_degree < degree:
@@ -280,7 +275,7 @@ def _features(conditioning_degree: int | str, feature_weight: float | str, p: in
               delta: float, spread_share: float, spread_k: float, spread_map: str,
               norm_clip: float | str, dependence: str) -> tuple[int, float]:
     """The run's basis: ``"auto"`` entries from :func:`auto_features`, numbers checked."""
-    dependence = _check_dependence(dependence)  # checked with a given basis too
+    dependence = check_dependence(dependence)  # checked with a given basis too
     auto = None
     if isinstance(conditioning_degree, str) or isinstance(feature_weight, str):
         for name, value in (("conditioning_degree", conditioning_degree), ("feature_weight", feature_weight)):

@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..forecast import auto_repetitions, check_dependence, choose_by_forecast, forecast
+from ..forecast import auto_repetitions, choose_by_forecast, forecast
 from ..preparation import (
     MAX_LEVELS,
     Limits,
@@ -91,6 +91,7 @@ from ..registry import (
     resolve_algorithm,
 )
 from ..schema import DataPreparationError, Schema, SchemaError
+from ..statements import check_dependence
 from ..validation import (
     RngLike,
     as_rng,
@@ -474,7 +475,7 @@ def discover(
     dependence : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's)
         and where GCM-PC's ``"auto"`` feature basis switches to the sparse one
         (:data:`dpcd.discovery.gcm_pc.NOISE_SWITCHES`): ``"linear"`` (default) or ``"nonlinear"``
-        (:data:`dpcd.forecast.DEPENDENCE`) — the holder's public statement about the data, recorded in
+        (:data:`dpcd.statements.DEPENDENCE`) — the holder's public statement about the data, recorded in
         ``privacy.json``; under ``"nonlinear"`` ``auto`` can pick GCM-PC.
 
     Privacy
