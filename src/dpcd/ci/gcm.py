@@ -17,8 +17,9 @@ more only those with T_1 of X or of Y (:func:`product_mask`).
 Which products keep the level. Under X ⫫ Y | S the mean of a residual product
 is zero as soon as **one** of its two regressions is right:
 E[(X − E[X|S]) · h(Y, S)] = 0 for every h. An additive regression on S is
-right for T_1 of a column whose conditional mean is additive in S (a
-linear-Gaussian model, or a single conditioning column), but not for T_k,
+right for T_1 of a column whose conditional mean is additive in S
+(linear-Gaussian data; with one conditioning column every function of it is
+additive, fitted up to the polynomials' degree), but not for T_k,
 k ≥ 2, once the column depends on two or more columns of S: E[X² | S] of
 X = a·S + e holds the products a_i a_j S_i S_j, which no additive basis fits,
 and when X and Y share such parents the misfits of T_2(X) and of T_2(Y) are
