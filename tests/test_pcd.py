@@ -270,23 +270,25 @@ def test_paper_values_carry_the_claims_the_notebook_judges():
 
 
 def test_gcm_moments_are_gcm_pcs_release_and_exact_at_infinite_epsilon():
-    from dpcd.ci.gcm import chebyshev_features
     from dpcd.discovery.gcm_pc import (
         DEFAULT_CONDITIONING_DEGREE,
         DEFAULT_SPREAD_K,
+        DEFAULT_SPREAD_MAP,
         DEFAULT_SPREAD_SHARE,
         auto_features,
         auto_norm_clip,
+        mapped_features,
     )
     from dpcd.privacy.gdp import gdp_mu
     from dpcd.privacy.moments import release_sensitivity, weighted_moment_sensitivity
-    from dpcd.privacy.spread import spread_edges, spread_map
+    from dpcd.privacy.spread import spread_edges
 
     data = sample_ci_case(300, 0)
     exact = pcd_gcm.gcm_moments(data, pcd_cells.CI_CASE_BOUNDS, math.inf, 1)
     box = np.column_stack([data[:, :2] / 1.5, data[:, 2:] / 0.5])
-    box = spread_map(box, spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K))
-    features = chebyshev_features(box, DEFAULT_CONDITIONING_DEGREE)  # exact moments: the rich basis
+    edges = spread_edges(box.mean(axis=0), (box ** 2).mean(axis=0), k=DEFAULT_SPREAD_K)
+    features = mapped_features(box, edges, how=DEFAULT_SPREAD_MAP,
+                               degree=DEFAULT_CONDITIONING_DEGREE)  # exact moments: the rich basis
     assert exact.conditioning_degree == DEFAULT_CONDITIONING_DEGREE
     assert exact.sigma == 0.0 and np.allclose(exact.mean, features.mean(axis=0))
     assert np.allclose(exact.covariance, np.cov(features.T, bias=True))
