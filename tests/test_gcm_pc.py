@@ -381,3 +381,15 @@ def test_the_split_map_keeps_a_linear_relation_additive_and_the_exact_test_its_l
             rejected[how] += p_value <= 0.05
     assert DEFAULT_SPREAD_MAP == "split"
     assert rejected["split"] <= 5 < 8 <= rejected["tanh"], rejected  # level 0.05: 2 of 40 expected
+
+
+def test_mapped_features_check_the_edges_and_name_the_map_in_the_ledger():
+    from dpcd.discovery.gcm_pc import mapped_features
+
+    box = np.zeros((3, 2))
+    for bad in (np.array([[0.0, 0.0], [-1.0, 1.0]]), np.array([[-1.0, 1.0]])):
+        with pytest.raises(ValueError, match="edges"):
+            mapped_features(box, bad, how="split", degree=2, mapped=box)
+    sample = sample_linear_gaussian(random_dag(4, 0.5, 1), 2_000, 1)
+    run = gcm_pc(sample.data, bounds=sample.schema(), epsilon_total=1.0, rng=0)
+    assert "(split map)" in run.ledger.entries[-1].note and run.info["spread_map"] == "split"

@@ -94,8 +94,10 @@ driven by one). A ``norm_clip`` well below the automatic one shrinks many
 records and can bias the tests (a hand-made table with 64 % of its records
 shrunk, at n = 3·10⁵: the true X ⫫ Y | Z rejected at p ≈ 0.005 in four of five
 draws). In exchange the noise falls, against the coordinate-wise bound: σ ×
-0.45 on alarm's 37 columns, × 0.53 on 20, × 0.80 on 5 (the norm bound alone,
-c = 1, gives × 0.73, × 0.75, × 0.85).
+0.23 on alarm's 37 columns, × 0.28 on 20, × 0.47 on 5 with the default split
+map, whose T_1 reaches ±1 only beyond three private sd (× 0.46, × 0.53, × 0.81
+with tanh for every feature; the norm bound alone, c = 1, gives × 0.73, × 0.75,
+× 0.85). The radii and the shares above were measured with the tanh map.
 
 References
 ----------
@@ -192,7 +194,10 @@ statement about the data, as for the forecasts' synthetic data). The same rule a
 every one of them above σ/n = 0.002 (cancer, ε = 1, 0.004: 0.81 against 0.75; asia, ε = 1, 0.006: 0.84 against 0.79;
 20 columns at n = 10⁵, ε = 0.4, 0.002: 0.87 against 0.85) and worse below it (20 columns, ε = 1, 0.0009: 0.86
 against 0.91). The split by statement was made after the notebooks had run with one switch for all data, and
-before their runs with it."""
+before their runs with it. Both switches were chosen with tanh for every feature; under the split map
+(:data:`DEFAULT_SPREAD_MAP`) the ``"auto"`` ball is smaller, so the same release has a smaller σ/n, while T_1's
+variance is smaller too (about 0.11 against 0.39 for a normal column), so the same σ/n is more noise relative to
+T_1. The split map's trials ran with the switches as they are."""
 NOISE_SWITCHES = {"linear": NOISE_SWITCH, "nonlinear": NONLINEAR_NOISE_SWITCH}
 """The switch of ``"auto"`` by the holder's ``dependence`` statement (the keys of :data:`dpcd.statements.DEPENDENCE`)."""
 DEFAULT_SPREAD_SHARE = 0.1
@@ -228,8 +233,9 @@ draws named in the module docstring (at 3, c = 0.73 and 0.66 on cancer's and asi
 SPREAD_CHARGE = "GCM-PC column spreads"
 THEOREM = ("two Gaussian mechanisms composed to mu-GDP (Dong, Roth & Su 2022, Thm. 2.7, Cor. 3.3 and 2.13): the "
            "columns' sums and sums of squares in the public box (L2 sensitivity 2 sqrt(p), mu sqrt(spread_share)), "
-           "which fix each column's box, then the sums and second moments of the weighted Chebyshev features of the "
-           "records mapped into [-1, 1] by that box and scaled onto a public L2 ball of radius R (L2 sensitivity "
+           "which fix each column's box, then the sums and second moments of the weighted features (each in "
+           "[-1, 1]: Chebyshev polynomials of the records mapped by that box, T_1 of the 'split' map the record "
+           "clamped to the box widened 3 times) scaled onto a public L2 ball of radius R (L2 sensitivity "
            "min(sqrt(4 S2 + 2 S2^2 - S4) of the weights, sqrt(4 R^2 + R^4 + R^2)), "
            "mu sqrt(1 - spread_share)) "
            "under replace-one; the GCM tests, their bootstrap and the orientation are post-processing")
@@ -385,6 +391,10 @@ def mapped_features(box: np.ndarray, edges: np.ndarray | None, *, how: str, degr
     box = np.asarray(box, dtype=np.float64)
     if edges is None:
         return chebyshev_features(box, degree)
+    edges = np.asarray(edges, dtype=np.float64)
+    if box.ndim != 2 or edges.shape != (box.shape[1], 2) or not np.all(edges[:, 1] > edges[:, 0]):
+        raise ValueError(f"edges must be one (lower, upper) pair with lower < upper per column of box "
+                         f"({box.shape[-1]} columns), got shape {edges.shape}")
     if mapped is None:
         mapped = spread_map(box, edges, how=_record_map(how))
     features = chebyshev_features(mapped, degree)
@@ -502,8 +512,9 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
         dimension = features.shape[1]
         ledger.charge("GCM-PC feature moments", epsilon=gdp_epsilon(mu_moments, delta), delta=delta,
                       kind="gaussian", sensitivity=release_sensitivity(weights, radius), scale=sigma,
-                      note=f"{sums.size + dimension * (dimension + 1) // 2} numbers of {dimension} features, "
-                           f"norm clip {clip:.4g}, {mu_moments:.4g}-GDP")
+                      note=f"{sums.size + dimension * (dimension + 1) // 2} numbers of {dimension} features"
+                           f"{'' if edges is None else f' ({spread_map} map)'}, norm clip {clip:.4g}, "
+                           f"{mu_moments:.4g}-GDP")
     n = box.shape[0]
     mean = sums / n
     return FeatureRelease(second / n - np.outer(mean, mean), mean, sigma, weights, edges, mu, clip,
@@ -544,7 +555,8 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
         of the tanh map), ``"tanh"`` (all features of tanh((x − c)/h), strictly increasing: keeps the conditional
         independences of the columns as clamped to their public bounds, but bends a linear relation, module
         docstring) or ``"clamp"`` (values outside the box clamped, which can break X ⫫ Y | S through S's tails;
-        :func:`dpcd.privacy.spread.spread_map`).
+        :func:`dpcd.privacy.spread.spread_map`). With ``conditioning_degree`` = 1 the split map is a clamp at three
+        half-widths; from 2 on, T_1's sign and T_2 recover the tanh value, so the features stay one-to-one.
     norm_clip : squared radius of the ball the weighted feature records are scaled onto, as a share of its largest
         possible value (public): ``"auto"`` (:func:`auto_norm_clip` with the spread stage, 1 without) or a number in
         (0, 1]; 1 moves no record. A smaller ball means less noise and more records shrunk (module docstring).
