@@ -102,7 +102,7 @@ def test_auto_norm_clip_is_a_function_of_public_settings_and_runs_report_it():
         assert all(smallest < c <= 1.0 for c in clips)
         assert all(a >= b for a, b in zip(clips, clips[1:]))  # more columns: the squared norm concentrates
     assert auto_norm_clip(2, spread_map="tanh") == 1.0  # ±tanh: near the largest norm, no clip
-    # split: T_1 of a column is ±1 only beyond 3 sd, so the typical norm, and the ball, are smaller
+    # split: T_1 of a column is ±1 only beyond 2 sd, so the typical norm, and the ball, are smaller
     assert auto_norm_clip(37) < auto_norm_clip(37, spread_map="tanh")
     sample = sample_linear_gaussian(random_dag(6, 0.4, 2), 5_000, 3)
     rich = {"conditioning_degree": 5, "feature_weight": 0.25}  # the basis the radii below are computed for

@@ -140,14 +140,15 @@ def private_spread_box(box: np.ndarray, *, mu: float, k: float, rng: RngLike, mi
     return spread_map(clamped, edges, how=how), edges
 
 
-def check_spread_map(how: str, name: str = "how") -> str:
-    """``how`` if it is one of :data:`SPREAD_MAPS`, else a ValueError naming the argument ``name``.
+def check_spread_map(how: str, name: str = "how", maps: tuple[str, ...] = SPREAD_MAPS) -> str:
+    """``how`` if it is one of ``maps`` (default :data:`SPREAD_MAPS`), else a ValueError naming the argument
+    ``name``.
 
     >>> check_spread_map("tanh")
     'tanh'
     """
-    if how not in SPREAD_MAPS:
-        raise ValueError(f"{name} must be one of {list(SPREAD_MAPS)}, got {how!r}")
+    if how not in maps:
+        raise ValueError(f"{name} must be one of {list(maps)}, got {how!r}")
     return how
 
 
