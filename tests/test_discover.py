@@ -17,6 +17,7 @@ import pytest
 import dpcd
 from dpcd import registry as reg
 from dpcd.datasets import load_bnlearn, random_dag, sample_linear_gaussian
+from dpcd.discovery.gcm_pc import gcm_pc
 from dpcd.discovery.pc import Decider, pc, run_pc, worst_case_tests
 from dpcd.privacy import PrivacyLedger
 from dpcd.privacy.relation import ADD_REMOVE, WorstCase, convert
@@ -507,11 +508,20 @@ def test_blank_lines_are_layout_not_records(asia, tmp_path):
 
 def test_bounds_whose_width_overflows_are_refused_before_the_data_are_read(tmp_path):
     # scaled to the box, a record of such a column can become NaN, and whether a run then fails depends on the
-    # values: discover refuses the schema itself, whatever the file holds (here it does not even exist)
-    schema = Schema.from_json({"columns": {"a": {"type": "numeric", "lower": -1e308, "upper": 1e308},
-                                           "b": {"type": "numeric", "lower": 0.0, "upper": 1.0}}})
+    # values: the schema rule refuses such bounds, whatever the data hold, on every path that takes bounds
+    columns = {"a": {"type": "numeric", "lower": -1e308, "upper": 1e308},
+               "b": {"type": "numeric", "lower": 0.0, "upper": 1.0}}
     with pytest.raises(SchemaError, match="column 'a': upper - lower must be a finite number"):
-        dpcd.discover(tmp_path / "missing.csv", schema=schema, epsilon=1.0, algorithm="moment_pc", progress=False)
+        Schema.from_json({"columns": columns})
+    with pytest.raises(SchemaError, match="column 'a': upper - lower must be a finite number"):
+        dpcd.discover(tmp_path / "missing.csv", schema={"columns": columns}, epsilon=1.0, algorithm="moment_pc",
+                      progress=False)
+    # the algorithms called directly with bounds: the same rule, before any release (the column of -1e308 and the
+    # one holding a 0 would otherwise differ in whether the run fails)
+    data = np.full((50, 2), -1e308)
+    for values in (data, np.where(np.arange(50)[:, None] == 0, 0.0, data)):
+        with pytest.raises(ValueError, match=r"bounds\[0\]: upper - lower must be a finite number"):
+            gcm_pc(values, bounds=[(-1e308, 1e308), (-1e308, 1e308)], epsilon_total=1.0, rng=0)
 
 
 def test_a_category_holding_a_line_break_is_refused_before_a_csv_is_read(tmp_path):

@@ -258,6 +258,9 @@ def test_bad_arguments_are_named():
         arguments = {"bounds": sample.schema(), "epsilon_total": 1.0, "rng": 0, **kwargs}
         with pytest.raises(ValueError, match=match):
             gcm_pc(sample.data, **arguments)
+    # three rows: the test needs four, and a run refuses them before it draws (and charges) a release
+    with pytest.raises(ValueError, match="data has 3 rows; at least 4 are needed"):
+        gcm_pc(sample.data[:3], bounds=sample.schema(), epsilon_total=1.0, rng=0)
 
 
 def test_discover_releases_gcm_pc_on_a_mixed_table_and_auto_reads_only_the_schema(tmp_path):

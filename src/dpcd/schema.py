@@ -150,6 +150,15 @@ def _number(value: Any, name: str) -> float:
     return number
 
 
+def _check_bounds(lower: float, upper: float, name: str, error: type[Exception] = SchemaError) -> None:
+    """Public bounds' rule: lower < upper and a width that float64 holds. Without the width rule,
+    :func:`scale_to_box` would turn some values (not others) into NaN, so whether a run fails would depend on them."""
+    if not lower < upper:
+        raise error(f"{name}: lower must be below upper, got {lower} and {upper}")
+    if not math.isfinite(upper - lower):
+        raise error(f"{name}: upper - lower must be a finite number, got bounds {lower} and {upper}")
+
+
 @dataclass(frozen=True)
 class Column:
     """One column of a :class:`Schema`: name, kind and public domain.
@@ -179,8 +188,7 @@ class Column:
                 raise SchemaError(f"column {self.name!r}: a numeric column needs public 'lower' and 'upper' bounds")
             lower = _number(self.lower, f"column {self.name!r}: lower")
             upper = _number(self.upper, f"column {self.name!r}: upper")
-            if not lower < upper:
-                raise SchemaError(f"column {self.name!r}: lower must be below upper, got {lower} and {upper}")
+            _check_bounds(lower, upper, f"column {self.name!r}")
             if self.categories and self.source is None:
                 raise SchemaError(f"column {self.name!r}: a numeric column has bounds, not categories")
             fill = (lower + upper) / 2.0 if self.fill is None else _number(self.fill, f"column {self.name!r}: fill")
@@ -715,8 +723,7 @@ def public_bounds(bounds: Any, p: int, names: Sequence[str] | None = None) -> np
         except (TypeError, ValueError):
             raise ValueError(f"bounds[{j}] must be a pair (lower, upper), got {pair!r}") from None
         lower, upper = _number(lower, f"bounds[{j}] lower"), _number(upper, f"bounds[{j}] upper")
-        if not lower < upper:
-            raise ValueError(f"bounds[{j}]: lower must be below upper, got ({lower}, {upper})")
+        _check_bounds(lower, upper, f"bounds[{j}]", ValueError)
         out[j] = lower, upper
     return out
 

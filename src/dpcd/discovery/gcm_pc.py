@@ -216,7 +216,8 @@ SPREAD_MAPS = ("split",) + RECORD_MAPS
 DEFAULT_SPREAD_MAP = "split"
 """Keeps an additive conditional mean additive in T_1 (module docstring). Chosen over ``"tanh"`` (at a
 :data:`SPLIT_WIDTH` of 3) by a rule fixed before trials on draws apart from the notebooks' (linear X, Y with five
-shared parents, exact moments, 200 draws: rejections of the true null ≤ 0.07 at n = 500 and 2 000 — 0.040 and 0.050, tanh 0.055 and 0.145; skeleton F1 at
+shared parents, exact moments, 200 draws: rejections of the true null ≤ 0.07 at n = 500 and 2 000 — 0.040 and
+0.050, tanh 0.055 and 0.145; skeleton F1 at
 ε = 1, three draws each, of 20 linear-Gaussian and 20 nonlinear columns at n = 10⁵ and PCD's Fig. 2 networks at
 n = 8 000: no lower than tanh's by more than 0.01 on average and 0.05 on any set — +0.000 on average, from −0.038
 (cancer) to +0.056 (asia); and no fall from ε = 1 to ε = 10 of more than 0.02 on the 20-column sets — 0.969 → 0.981
@@ -587,7 +588,7 @@ def gcm_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha: fl
     alpha = check_probability(alpha, "alpha")
     degree = check_int(degree, "degree", minimum=1)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
-    array = as_data_matrix(data, kind="numeric")
+    array = as_data_matrix(data, kind="numeric", min_rows=4)  # the test's own minimum, checked before any release
     names = node_names_of(data, node_names)
     conditioning_degree, feature_weight = _features(  # from the table's shape and the settings: public
         conditioning_degree, feature_weight, array.shape[1], max(array.shape[0], 1), epsilon_total=epsilon_total,

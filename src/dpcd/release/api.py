@@ -380,15 +380,6 @@ def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int | None, epsilon: fl
                           "caps; `dpcd forecast` compares every algorithm.")
 
 
-def _check_widths(schema: Schema) -> None:
-    """Refuse numeric bounds whose width overflows float64, from the public schema alone: scaled to the box, some
-    records would become NaN and a run's error would then depend on the values."""
-    for column in schema.columns:
-        if column.type == "numeric" and not math.isfinite(float(column.upper) - float(column.lower)):
-            raise SchemaError(f"column {column.name!r}: upper - lower must be a finite number, got bounds "
-                              f"{column.lower} and {column.upper}")
-
-
 def _checked_view(schema: Schema, spec: PrivateAlgorithm) -> Schema:
     """The schema as ``spec`` reads it, after refusing an algorithm that can never make a release (registry entry only)."""
     refusal = release_refusal(spec)
@@ -518,7 +509,6 @@ def discover(
         if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not overwrite)):
             raise ValueError(f"out {os.fspath(out)!r} exists and is not an empty folder; choose a new folder")
     declared = load_schema(schema)
-    _check_widths(declared)
     if not isinstance(data, pd.DataFrame):
         check_line_labels(declared)
     if not target.n_public and declared.n is not None:

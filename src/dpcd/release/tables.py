@@ -200,8 +200,6 @@ def plain_cell(value: Any) -> Any:
             return None
         if isinstance(value, str):
             return str.__str__(value)
-        if isinstance(value, bool):  # a subclass of bool cannot exist; kept for clarity of the order below
-            return bool(value)
         if isinstance(value, int):
             return plain_cell(int.__int__(value))
         if isinstance(value, float):
