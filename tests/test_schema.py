@@ -114,6 +114,36 @@ def test_categorical_view_bins_numeric_columns_on_public_edges():
     assert view.encode(frame.iloc[:2])["age"].tolist() == [0, 0]
 
 
+def test_bins_of_narrow_bounds_get_distinct_labels_from_the_bounds_alone():
+    # six significant digits would name all four bins of (10**6, 10**6 + 1) alike, and the categorical view (what
+    # em_pc reads) would be refused; the labels switch to each edge's exact text, decided by the bounds only
+    view = Schema.numeric([(1e6, 1e6 + 1), (0.0, 1.0)], names=["a", "b"]).as_categorical()
+    assert view["a"].categories == ("[1000000.0, 1000000.25)", "[1000000.25, 1000000.5)",
+                                    "[1000000.5, 1000000.75)", "[1000000.75, 1000001.0]")
+    assert view["b"].categories[0] == "[0, 0.25)"  # bounds whose edges six digits tell apart keep their labels
+    frame = pd.DataFrame({"a": [1e6, 1e6 + 0.3, 1e6 + 1], "b": [0.0, 0.5, 1.0]})
+    assert view.encode(frame)["a"].tolist() == [0, 1, 3]
+
+
+def test_scale_to_box_holds_bounds_wider_than_half_the_float_range_and_keeps_every_other_value():
+    import warnings
+
+    # 2·(x − lower) overflowed past half the float range and clamped x to the upper edge (with a warning whose
+    # appearance depended on the values); the quotient first cannot overflow inside the bounds
+    bounds = np.array([[-1e308, 6.67e307]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scaled = scale_to_box(np.array([[-1e308], [0.5], [6.67e307]]), bounds)
+    assert scaled.ravel().tolist() == pytest.approx([-1.0, 1e308 / (1e308 + 6.67e307) * 2 - 1, 1.0])
+    # elsewhere the values are those of the former 2·(x − lower)/width, bit for bit (doubling is exact)
+    rng = np.random.default_rng(0)
+    lower = rng.normal(0, 1e3, 200)
+    upper = lower + rng.exponential(1e3, 200)
+    X = rng.normal(0, 2e3, (500, 200))
+    former = np.clip(2.0 * (X - lower) / (upper - lower) - 1.0, -1.0, 1.0)
+    assert np.array_equal(scale_to_box(X, np.column_stack([lower, upper])), former)
+
+
 def test_numeric_view_codes_ordinal_and_binary_columns_and_refuses_nominal_ones():
     schema = Schema.from_json(MIXED)
     view = schema.as_numeric()

@@ -317,8 +317,20 @@ class Column:
 
 
 def _bin_labels(lower: float, upper: float, bins: int) -> tuple[str, ...]:
+    """``[a, b)`` per equal-width bin, the last ``[a, b]``: edges to 6 significant digits, or, where those would
+    give two edges the same text, each edge's shortest exact text (``repr``); edges that float64 cannot tell apart
+    keep equal labels, which the categories' own rule then refuses. A function of the public bounds only.
+
+    >>> _bin_labels(0.0, 10.0, 4)
+    ('[0, 2.5)', '[2.5, 5)', '[5, 7.5)', '[7.5, 10]')
+    >>> _bin_labels(1e6, 1e6 + 1, 2)
+    ('[1000000.0, 1000000.5)', '[1000000.5, 1000001.0]')
+    """
     edges = np.linspace(lower, upper, bins + 1)
-    labels = [f"[{edges[i]:.6g}, {edges[i + 1]:.6g})" for i in range(bins)]
+    text = [f"{edge:.6g}" for edge in edges]
+    if len(set(text)) < len(text):
+        text = [repr(float(edge)) for edge in edges]
+    labels = [f"[{text[i]}, {text[i + 1]})" for i in range(bins)]
     labels[-1] = labels[-1][:-1] + "]"
     return tuple(labels)
 
@@ -755,4 +767,6 @@ def scale_to_box(X: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """
     bounds = np.asarray(bounds, dtype=np.float64)
     lower, upper = bounds[:, 0], bounds[:, 1]
-    return np.clip(2.0 * (np.asarray(X, dtype=np.float64) - lower) / (upper - lower) - 1.0, -1.0, 1.0)
+    # (x - lower) / width first: 2·(x - lower) overflows once x - lower passes half the float range, where the
+    # quotient (≤ 1 inside the bounds) cannot; doubling is exact, so the values are those of 2·(x - lower) / width
+    return np.clip((np.asarray(X, dtype=np.float64) - lower) / (upper - lower) * 2.0 - 1.0, -1.0, 1.0)
