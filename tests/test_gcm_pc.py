@@ -29,6 +29,7 @@ from dpcd.discovery.gcm_pc import (
 )
 from dpcd.forecast import choose_by_forecast
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
+from dpcd.privacy import PrivacyLedger
 from dpcd.privacy.gdp import gdp_mu
 from dpcd.privacy.moments import (
     clip_record_norms,
@@ -258,6 +259,12 @@ def test_bad_arguments_are_named():
         arguments = {"bounds": sample.schema(), "epsilon_total": 1.0, "rng": 0, **kwargs}
         with pytest.raises(ValueError, match=match):
             gcm_pc(sample.data, **arguments)
+    # the exported release refuses values outside the domain itself, before it draws or charges anything
+    ledger = PrivacyLedger("replace")
+    with pytest.raises(ValueError, match="box must be a 2-D array of finite values"):
+        feature_release(np.array([[0.1, np.nan], [0.2, 0.3]]), epsilon_total=1.0, delta=1e-6,
+                        rng=np.random.default_rng(0), ledger=ledger)
+    assert ledger.n_charges == 0
     # three rows: the test needs four, and a run refuses them before it draws (and charges) a release
     with pytest.raises(ValueError, match="data has 3 rows; at least 4 are needed"):
         gcm_pc(sample.data[:3], bounds=sample.schema(), epsilon_total=1.0, rng=0)

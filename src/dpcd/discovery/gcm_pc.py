@@ -489,7 +489,11 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
     """
     if epsilon_total == math.inf and ledger is not None:
         raise ValueError("epsilon_total = inf releases exact moments (not private): pass no ledger")
-    box = np.clip(np.asarray(box, dtype=np.float64), -1.0, 1.0)
+    box = np.asarray(box, dtype=np.float64)
+    if box.ndim != 2 or not np.all(np.isfinite(box)):  # the domain's rule, as gcm_pc's own check: before any release
+        raise ValueError("box must be a 2-D array of finite values (rows x columns); NaN and infinities are outside "
+                         "the domain: fill or drop them in data preparation")
+    box = np.clip(box, -1.0, 1.0)
     spread_share = check_probability(spread_share, "spread_share", open_low=False)
     spread_k = check_positive(spread_k, "spread_k")
     spread_map = check_spread_map(spread_map, "spread_map")
