@@ -217,11 +217,10 @@ DEFAULT_SPREAD_MAP = "split"
 """Keeps an additive conditional mean additive in T_1 (module docstring). Chosen over ``"tanh"`` (at a
 :data:`SPLIT_WIDTH` of 3) by a rule fixed before trials on draws apart from the notebooks' (linear X, Y with five
 shared parents, exact moments, 200 draws: rejections of the true null ≤ 0.07 at n = 500 and 2 000 — 0.040 and
-0.050, tanh 0.055 and 0.145; skeleton F1 at
-ε = 1, three draws each, of 20 linear-Gaussian and 20 nonlinear columns at n = 10⁵ and PCD's Fig. 2 networks at
-n = 8 000: no lower than tanh's by more than 0.01 on average and 0.05 on any set — +0.000 on average, from −0.038
-(cancer) to +0.056 (asia); and no fall from ε = 1 to ε = 10 of more than 0.02 on the 20-column sets — 0.969 → 0.981
-and 0.921 → 0.926)."""
+0.050, tanh 0.055 and 0.145; skeleton F1 at ε = 1, three draws each, of 20 linear-Gaussian and 20 nonlinear
+columns at n = 10⁵ and PCD's Fig. 2 networks at n = 8 000: no lower than tanh's by more than 0.01 on average and
+0.05 on any set — +0.000 on average, from −0.038 (cancer) to +0.056 (asia); and no fall from ε = 1 to ε = 10 of
+more than 0.02 on the 20-column sets — 0.969 → 0.981 and 0.921 → 0.926)."""
 SPLIT_WIDTH = 2.0
 """With ``spread_map="split"``, T_1 of a column is the column clamped to its narrowed box (mean ± ``spread_k``
 private sd) widened this many times about its centre, scaled onto [−1, 1]: linear within ± 2 sd at ``spread_k`` = 1.
