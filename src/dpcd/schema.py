@@ -150,13 +150,13 @@ def _number(value: Any, name: str) -> float:
     return number
 
 
-def _check_bounds(lower: float, upper: float, name: str, error: type[Exception] = SchemaError) -> None:
+def _check_bounds(lower: float, upper: float, name: str) -> None:
     """Public bounds' rule: lower < upper and a width that float64 holds. Without the width rule,
     :func:`scale_to_box` would turn some values (not others) into NaN, so whether a run fails would depend on them."""
     if not lower < upper:
-        raise error(f"{name}: lower must be below upper, got {lower} and {upper}")
+        raise SchemaError(f"{name}: lower must be below upper, got {lower} and {upper}")
     if not math.isfinite(upper - lower):
-        raise error(f"{name}: upper - lower must be a finite number, got bounds {lower} and {upper}")
+        raise SchemaError(f"{name}: upper - lower must be a finite number, got bounds {lower} and {upper}")
 
 
 @dataclass(frozen=True)
@@ -735,7 +735,7 @@ def public_bounds(bounds: Any, p: int, names: Sequence[str] | None = None) -> np
         except (TypeError, ValueError):
             raise ValueError(f"bounds[{j}] must be a pair (lower, upper), got {pair!r}") from None
         lower, upper = _number(lower, f"bounds[{j}] lower"), _number(upper, f"bounds[{j}] upper")
-        _check_bounds(lower, upper, f"bounds[{j}]", ValueError)
+        _check_bounds(lower, upper, f"bounds[{j}]")
         out[j] = lower, upper
     return out
 
