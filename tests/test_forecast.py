@@ -181,9 +181,16 @@ def test_forecast_says_when_a_release_is_no_better_than_chance(cancer_schema):
 
 
 def test_time_budget_bounds_the_repetitions(cancer_schema):
+    from dpcd.forecast import estimated_seconds
+    from dpcd.registry import ALGORITHMS
+
+    expected = estimated_seconds(ALGORITHMS["em_pc"], cancer_schema, 2000)
     result = forecast(cancer_schema, n=2000, epsilon=1.0, algorithms=["em_pc"], repetitions=50, rng=0,
-                    time_budget=1e-9)
-    assert result.table["runs"].tolist() == [1]  # one run always; none starts once the budget is spent
+                      time_budget=expected * 1.0001)
+    assert result.table["runs"].tolist() == [1]  # one run always; none starts once it would not fit
+    skipped = forecast(cancer_schema, n=2000, epsilon=1.0, algorithms=["em_pc"], repetitions=50, rng=0,
+                       time_budget=expected * 0.9)  # one run cannot fit: skipped before it starts
+    assert skipped.table["runs"].tolist() == [0] and skipped.table["status"].iloc[0].startswith("skipped")
     lines = []
     forecast(cancer_schema, n=2000, epsilon=[1.0, 2.0], algorithms=["em_pc"], repetitions=1, rng=0, progress=lines.append)
     assert lines == ["EM-PC at epsilon=1", "EM-PC at epsilon=2"]
@@ -292,10 +299,10 @@ def test_privacy_json_lists_the_forecast_model_only_when_a_forecast_read_it(tmp_
     schema = sample.schema().to_json()
     schema.pop("n", None)
     found = dpcd.discover(sample.data, schema=schema, epsilon=1.0, rng=0, progress=False, relation=relation,
-                          out=tmp_path / "out" if out else None, forecast_repetitions=repetitions)
+                          out=tmp_path / "out" if out else None, forecast_repetitions=repetitions, force=True)
     assert ("forecast_dependence" in found.privacy["assumed_public"]["algorithm"]) == listed
     manual = dpcd.discover(sample.data, schema=schema, epsilon=1.0, rng=0, progress=False, relation="replace",
-                           algorithm="em_pc", out=None)  # no auto, no report: no forecast at all
+                           algorithm="em_pc", out=None, forecast_repetitions=0)  # no auto, none asked: no forecast
     assert "forecast_dependence" not in manual.privacy["assumed_public"]["algorithm"]
 
 

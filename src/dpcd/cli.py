@@ -23,6 +23,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from . import __version__
+from .forecast import MIN_EXPECTED_F1
+from .preparation import RELEASE_ALPHA
+from .release.api import EPSILON_REFUSE
 
 __all__ = ["main", "build_parser", "OneLineParser", "run", "EXIT_FAILURE", "EXIT_USAGE"]
 
@@ -94,10 +97,18 @@ def _discover(args: argparse.Namespace) -> int:
             forecast_repetitions=args.forecast,
             delimiter=args.delimiter,
             dependence=args.dependence,
+            force=args.force,
         )
     except RuntimeError as error:
         print(f"dpcd discover: {' '.join(str(error).split())}", file=sys.stderr)
         return EXIT_FAILURE
+    if found.quality:
+        print("data quality — what the schema's rules did to your values (read from your data without noise: for "
+              "you only, never written into the release):", file=sys.stderr)
+        for line in found.quality:
+            print(f"  {line}", file=sys.stderr)
+        print(f"  `dpcd schema {args.data} --check {args.schema}` gives the counts per column; fix the file or the "
+              "schema and run again if a rule changed answers it should not", file=sys.stderr)
     privacy = found.privacy
     if found.auto_selected:
         how = ("by a forecast on synthetic data of the schema's shape (public inputs only)"
@@ -109,6 +120,13 @@ def _discover(args: argparse.Namespace) -> int:
           f"guarantee epsilon={guarantee['epsilon']:.4g}, delta={guarantee['delta']:.3g} under "
           f"{guarantee['relation']} (requested epsilon={args.epsilon:g}, delta={args.delta:g}); "
           f"this run spent epsilon={spent['epsilon']:.4g}")
+    alpha = privacy["assumed_public"]["algorithm"]["parameters"].get("alpha")
+    if alpha is not None:
+        print(f"CI tests at alpha={alpha:g} (two-sided; recorded in privacy.json)")
+    for warning in found.warnings:
+        print(f"warning: {warning}")
+    if found.headline and not any(w.startswith(found.headline) for w in found.warnings):
+        print(found.headline)
     print(f"wrote {_folder(out)}: " + ", ".join(sorted(p.name for p in found.files.values())))
     return 0
 
@@ -117,6 +135,7 @@ def _check(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .release import read_table
+    from .release.tables import data_quality
     from .schema import Schema
 
     schema = Schema.load(args.check)  # a draft may be checked too
@@ -132,6 +151,8 @@ def _check(args: argparse.Namespace) -> int:
     for _, row in lost.iterrows():
         if row["to_fill"] == len(frame) and len(frame):
             print(f"column {row['column']!r}: every cell falls to the fill; check its categories or bounds")
+    for line in data_quality(frame, schema):
+        print(line)
     print("dpcd schema --check: these counts are read from the private values without noise; they are for you, "
           "never for publication.", file=sys.stderr)
     return 0
@@ -237,6 +258,14 @@ def _repetitions(text: str) -> int | str:
     return value
 
 
+def _release_names(releasable: bool = True) -> list[str]:
+    """The registry's algorithms a release can use (or, ``releasable=False``, those it refuses), in the registry's
+    order: the command line's lists of names come from here, never typed out."""
+    from .registry import ALGORITHMS, release_refusal
+
+    return [name for name, spec in ALGORITHMS.items() if (release_refusal(spec) is None) == releasable]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``dpcd`` argument parser (one subparser per command)."""
     parser = OneLineParser(
@@ -257,15 +286,23 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--schema", default=None, metavar="SCHEMA.json",
                       help="the public schema: column kinds, categories and bounds (draft one with `dpcd schema`)")
     disc.add_argument("--algorithm", default="auto", metavar="NAME",
-                      help="private algorithm (marginal_pc, em_pc, lapmech, priv_pc, svt_pc, curate, privpc_star) or "
-                           "auto (default: the best forecast on synthetic data of the schema's shape; reads no data)")
+                      help=f"private algorithm ({', '.join(_release_names())}) or auto (default: the best forecast "
+                           "on synthetic data of the schema's shape; reads no data). The registry's "
+                           f"{', '.join(_release_names(releasable=False))} cannot make a release (no DP guarantee "
+                           "or a delta of at least 1/n)")
     disc.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
                       help="neighbouring relation of the guarantee: replace one record, n public (default), or "
                            "add/remove one record, n protected")
     disc.add_argument("--epsilon", type=float, required=True, metavar="E", help="total privacy budget epsilon > 0")
     disc.add_argument("--delta", type=float, default=1e-6, metavar="D",
                       help="total delta in (0, 1/n) (default 1e-6; pure-DP algorithms spend none)")
-    disc.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
+    disc.add_argument("--alpha", type=float, default=RELEASE_ALPHA, metavar="A",
+                      help=f"two-sided significance level of the CI tests, the same for every algorithm (default "
+                           f"{RELEASE_ALPHA:g}; recorded in privacy.json)")
+    disc.add_argument("--force", action="store_true",
+                      help="release even when the forecast says the graph is not worth having (no better than chance "
+                           f"or expected skeleton F1 below {MIN_EXPECTED_F1:g}) or epsilon is above "
+                           f"{EPSILON_REFUSE:g}; the page then leads with the warning")
     disc.add_argument("--seed", type=int, default=None, metavar="S",
                       help="seed of the algorithm's noise, for reproducible experiments only: whoever knows it can "
                            "undo the guarantee (default: fresh operating-system entropy, as a release needs)")
@@ -302,8 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
         fc.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
                         help="neighbouring relation of the guarantee (default replace)")
         fc.add_argument("--algorithm", action="append", default=None, metavar="NAME",
-                        help="forecast only this algorithm (repeatable; default every applicable one)")
-        fc.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level of the CI tests")
+                        help=f"forecast only this algorithm (repeatable; default every applicable one): "
+                             f"{', '.join(_release_names())}")
+        fc.add_argument("--alpha", type=float, default=RELEASE_ALPHA, metavar="A",
+                        help=f"two-sided significance level of the CI tests (default {RELEASE_ALPHA:g})")
         fc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
         fc.add_argument("--repetitions", type=_repetitions, default=10, metavar="R",
                         help="most synthetic data sets per algorithm and budget (default 10); 'auto': the count "

@@ -59,6 +59,7 @@ import pandas as pd
 from .datasets import random_dag, sample_categorical, sample_linear_gaussian, sample_nonlinear
 from .graphs import cpdag_pair_prf, dag_to_cpdag, skeleton_prf
 from .preparation import (
+    RELEASE_ALPHA,
     Limits,
     auto_algorithm,
     choose_kind,
@@ -75,7 +76,8 @@ from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, 
 
 __all__ = ["DEPENDENCE", "check_dependence", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
            "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_WORK",
-           "AUTO_FIXED_ROWS", "RUN_COST", "CELL_COST", "auto_repetitions"]
+           "AUTO_FIXED_ROWS", "RUN_COST", "CELL_COST", "ROUND_CELL_COST", "SECONDS_PER_WORK", "auto_repetitions",
+           "run_work", "estimated_seconds", "MIN_EXPECTED_F1", "in_words", "worth_releasing", "WORTH_HELP"]
 
 FORECAST_COLUMNS = ("algorithm", "label", "epsilon", "delta", "auto", "status", "runs", "skeleton_f1",
                     "skeleton_f1_low", "skeleton_f1_high", "cpdag_f1", "cpdag_f1_low", "cpdag_f1_high", "edges",
@@ -317,7 +319,7 @@ def forecast(
     delta: float = 1e-6,
     algorithms: Sequence[str] | None = None,
     relation: str = "replace",
-    alpha: float = 0.05,
+    alpha: float = RELEASE_ALPHA,
     max_order: int | None = None,
     max_tests: int | None = None,
     repetitions: int | str = 10,
@@ -349,10 +351,11 @@ def forecast(
         ``"nonlinear"`` (PCD's additive-noise model) — what the holder expects of the data, stated publicly; also
         passed to the candidates whose run takes it (GCM-PC's basis), as ``discover`` does.
     rng : seed or Generator of the synthetic data and the algorithms' noise.
-    time_budget : seconds per (algorithm, ε): no new repetition starts once
-        they are spent (at least one runs; ``runs`` says how many did). Each
-        run is bounded by the test cap, so a forecast takes about
-        ``time_budget`` × algorithms × budgets at most. None: no budget.
+    time_budget : seconds per (algorithm, ε): an algorithm whose one run is expected to take longer
+        (:func:`estimated_seconds`, from public sizes) is skipped before it starts, with a ``status`` saying so; no
+        new repetition starts once the seconds spent plus one run's expected time exceed it (at least one runs;
+        ``runs`` says how many did). A forecast takes about ``time_budget`` × algorithms × budgets, give or take
+        the estimate's error. None: no budget.
     progress : called with one line of text before each (algorithm, ε).
 
     Privacy
@@ -404,7 +407,15 @@ def forecast(
         binned = numeric_draws and spec.data == "categorical"  # it reads the numeric columns through the bins
         count = auto_repetitions(spec, view, n) if repetitions == "auto" else repetitions
         seeds = generator.integers(0, 2**63 - 1, size=count)  # the same synthetic truths at every ε
+        expected = estimated_seconds(spec, view, n)
         for eps in epsilons:
+            if time_budget is not None and expected > time_budget:
+                rows.append(_row(spec, eps, delta, auto, f"skipped: one run is expected to take about {expected:.0f} s "
+                                 f"(from the public sizes), more than the time budget of {time_budget:g} s; raise "
+                                 "--time-budget to include it", limits=limits))
+                if progress is not None:
+                    progress(f"{spec.label} at epsilon={eps:g}: skipped (one run ≈ {expected:.0f} s > time budget)")
+                continue
             if progress is not None:
                 progress(f"{spec.label} at epsilon={eps:g}")
             try:
@@ -415,8 +426,8 @@ def forecast(
                 continue
             runs, status, spent = [], "ok", 0.0
             for seed in seeds:
-                if time_budget is not None and runs and spent >= time_budget:
-                    break
+                if time_budget is not None and runs and spent + expected > time_budget:
+                    break  # the next run would not fit (expected from public sizes) or the budget is spent
                 run_rng = np.random.default_rng(seed)
                 if binned:
                     frame, dag = _synthetic_binned(declared, view, n, degree, run_rng, dependence)
@@ -509,13 +520,49 @@ Kept here, not on the algorithm objects: it is the forecast's cost model, not pa
 CELL_COST: dict[str, float] = {"lapmech": 25.0}
 """Work per cell of the full contingency table, for the algorithms that build it (LapMech: about 3·10⁻⁷ s a cell
 here, 5.6 s at 2²⁴ cells, whatever n)."""
+ROUND_CELL_COST: dict[str, float] = {"aim_pc": 75.0}
+"""Work per cell of the full table and per squared column count, for the algorithms that refit that table round
+after round (AIM-PC: about 16·p rounds of mirror descent over every cell, each step reading every measured marginal;
+1.4–1.5·10⁻⁶ s per cell·p² here on 8–11 columns of 3–4 categories)."""
+SECONDS_PER_WORK = 2e-8
+"""Seconds per unit of :func:`run_work` on this project's reference machine (2 cores): 0.9–1.6·10⁻⁸ for Marginal-PC
+and MST-PC on 20–37 columns at n = 10⁵, more on small tables where a run's fixed costs dominate. A constant of the
+code, so that a forecast's decision to skip a run is a function of public sizes, never of the machine's load."""
+
+
+def run_work(spec: PrivateAlgorithm, view: Schema, n: int) -> float:
+    """The work of one run of ``spec`` on the public ``view`` at ``n`` rows, in the units of :data:`SECONDS_PER_WORK`:
+    p² (n + :data:`AUTO_FIXED_ROWS`) · :data:`RUN_COST` (1 unless listed), plus :data:`CELL_COST` × the full table's
+    cells and :data:`ROUND_CELL_COST` × cells × p² for the algorithms listed there. Public sizes only.
+
+    >>> from dpcd.registry import ALGORITHMS
+    >>> f"{run_work(ALGORITHMS['marginal_pc'], Schema.categorical([3] * 37), 100_000):.3g}"
+    '1.64e+08'
+    """
+    p = len(view)
+    n = check_int(n, "n", minimum=1)
+    work = float(p) * p * (n + AUTO_FIXED_ROWS) * RUN_COST.get(spec.name, 1.0)
+    cells = float(math.prod(int(k) for k in view.levels)) if (spec.name in CELL_COST or
+                                                               spec.name in ROUND_CELL_COST) else 0.0
+    work += CELL_COST.get(spec.name, 0.0) * cells + ROUND_CELL_COST.get(spec.name, 0.0) * cells * p * p
+    return work
+
+
+def estimated_seconds(spec: PrivateAlgorithm, view: Schema, n: int) -> float:
+    """Expected seconds of one run of ``spec`` on ``view`` at ``n`` rows on the reference machine: :func:`run_work` ×
+    :data:`SECONDS_PER_WORK`. A rough, public estimate (a function of sizes only) that :func:`forecast` uses to skip,
+    before it starts, a run that cannot fit its ``time_budget``.
+
+    >>> from dpcd.registry import ALGORITHMS
+    >>> round(estimated_seconds(ALGORITHMS["aim_pc"], Schema.categorical([3] * 11), 10_000), 1)
+    32.2
+    """
+    return run_work(spec, view, n) * SECONDS_PER_WORK
 
 
 def auto_repetitions(spec: PrivateAlgorithm, view: Schema, n: int) -> int:
     """Synthetic runs of ``spec`` on the public ``view`` (p columns) in ``auto``'s forecast: ⌊:data:`AUTO_WORK` /
-    work⌋, at least 1 and at most :data:`AUTO_REPETITIONS`, where a run's work is p² (n + :data:`AUTO_FIXED_ROWS`)
-    · :data:`RUN_COST` (1 unless listed) plus :data:`CELL_COST` × the full table's cells (only for the algorithms
-    listed there).
+    :func:`run_work`⌋, at least 1 and at most :data:`AUTO_REPETITIONS`.
 
     A function of public sizes only (the view's columns and domains, the public n), so ``auto``'s pick does not
     depend on how loaded the machine is; a wall-clock budget would stop the runs at a count that does, and could turn
@@ -533,16 +580,11 @@ def auto_repetitions(spec: PrivateAlgorithm, view: Schema, n: int) -> int:
     >>> auto_repetitions(ALGORITHMS["lapmech"], Schema.categorical([2] * 24), 5_000)
     2
     """
-    p = len(view)
-    n = check_int(n, "n", minimum=1)
-    work = float(p) * p * (n + AUTO_FIXED_ROWS) * RUN_COST.get(spec.name, 1.0)
-    if spec.name in CELL_COST:
-        work += CELL_COST[spec.name] * float(math.prod(int(k) for k in view.levels))
-    return max(1, min(AUTO_REPETITIONS, int(AUTO_WORK // work)))
+    return max(1, min(AUTO_REPETITIONS, int(AUTO_WORK // run_work(spec, view, n))))
 
 
 def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[str], *, n: int, epsilon: float,
-                       delta: float = 1e-6, relation: str = "replace", alpha: float = 0.05,
+                       delta: float = 1e-6, relation: str = "replace", alpha: float = RELEASE_ALPHA,
                        registry: Mapping[str, PrivateAlgorithm] | None = None, rng: RngLike = 0,
                        dependence: str = "linear") -> tuple[PrivateAlgorithm, Forecast]:
     """``algorithm="auto"``: the candidate with the best forecast at this budget, and that forecast.
@@ -574,13 +616,68 @@ def choose_by_forecast(schema: Schema | Mapping[str, Any] | str | os.PathLike[st
     return registry[name], result
 
 
+MIN_EXPECTED_F1 = 0.3
+"""Smallest expected skeleton F1 (a forecast's mean over its synthetic runs) at which ``discover`` releases without
+``force``: below it, about 7 in 10 of the released edges are wrong or of the true edges missing. A round number fixed
+before any run, never fitted to one; the holder's page states it."""
+
+
+def in_words(skeleton_f1: float) -> str:
+    """An expected skeleton F1 in words: roughly how many edges in 10 are right (F1 weighs the released edges that
+    are true and the true edges that are found alike, so it is near both shares when they are close).
+
+    >>> in_words(0.09), in_words(0.71), in_words(0.02)
+    ('expected skeleton F1 0.09: about 1 edge in 10 right', 'expected skeleton F1 0.71: about 7 edges in 10 right', 'expected skeleton F1 0.02: fewer than 1 edge in 10 right')
+    """
+    if math.isnan(skeleton_f1):
+        return "expected skeleton F1 unknown"
+    tenths = int(math.floor(10.0 * skeleton_f1 + 0.5))
+    share = "fewer than 1 edge in 10" if tenths < 1 else f"about {tenths} edge{'s' if tenths != 1 else ''} in 10"
+    return f"expected skeleton F1 {skeleton_f1:.2f}: {share} right"
+
+
 def _verdict(skeleton_f1: float, random_high: float) -> str:
     if math.isnan(skeleton_f1) or math.isnan(random_high):
         return ""
     if skeleton_f1 <= random_high:
         return ("not better than chance: the mean skeleton F1 is within the 90 % range of the mean of random graphs "
-                "with the same numbers of edges")
-    return "better than a random graph with the same number of edges"
+                f"with the same numbers of edges ({in_words(skeleton_f1)})")
+    return f"better than a random graph with the same number of edges; {in_words(skeleton_f1)}"
+
+
+def worth_releasing(row: Mapping[str, Any] | None) -> tuple[bool, str]:
+    """Whether a release is worth having by its forecast row (``None``: no forecast), and the page's headline.
+
+    Not worth having — ``discover`` refuses before reading any value unless ``force`` — when the forecast of the
+    released algorithm is no better than random graphs with as many edges (:func:`ranked`'s test) or its expected
+    skeleton F1 is below :data:`MIN_EXPECTED_F1`. Without a forecast (none asked for, n protected, or the synthetic
+    run failed) the release goes ahead and the headline says its accuracy is unknown. A function of the forecast
+    alone, which reads public inputs only: the decision spends no budget and reveals nothing of the data.
+
+    >>> worth_releasing({"status": "ok", "label": "MST-PC", "epsilon": 1.0, "skeleton_f1": 0.09,
+    ...                  "skeleton_f1_low": 0.07, "skeleton_f1_high": 0.14, "random_f1_high": 0.08})[0]
+    False
+    """
+    if row is None or row.get("status") != "ok" or math.isnan(float(row.get("skeleton_f1", math.nan))):
+        why = "" if row is None or row.get("status") == "ok" else f" ({row.get('status')})"
+        return True, ("No forecast of this release's accuracy was made" + why + ": how good the graph is, is "
+                      "unknown; `dpcd forecast` estimates it from public inputs.")
+    f1, label = float(row["skeleton_f1"]), row.get("label", row.get("algorithm", ""))
+    spread = (f" (10–90 % of synthetic runs: {float(row['skeleton_f1_low']):.2f}–{float(row['skeleton_f1_high']):.2f})"
+              if "skeleton_f1_low" in row else "")
+    if f1 <= float(row.get("random_f1_high", -1.0)):
+        return False, (f"Not worth releasing: at ε = {float(row['epsilon']):g} the forecast of {label} is no better "
+                       f"than a random graph with as many edges — {in_words(f1)}{spread}.")
+    if f1 < MIN_EXPECTED_F1:
+        return False, (f"Not worth releasing: at ε = {float(row['epsilon']):g} the forecast of {label} is "
+                       f"{in_words(f1)}{spread}, below the {MIN_EXPECTED_F1:g} a release needs.")
+    return True, f"The forecast of {label} at ε = {float(row['epsilon']):g}: {in_words(f1)}{spread}."
+
+
+WORTH_HELP = ("More rows, a larger ε, or fewer columns (or fewer categories per column) would help; `dpcd forecast` "
+              "shows by how much, from public inputs only. `--force` (Python: force=True) releases anyway, the page "
+              "leading with this warning.")
+"""What would help when a release is refused as not worth having (:func:`worth_releasing`)."""
 
 
 def _row(spec: PrivateAlgorithm, epsilon: float, delta: float, auto: str | None, status: str,

@@ -23,10 +23,14 @@ from .registry import DEFAULT_MAX_ORDER, AlgorithmUnavailable, Calibration, Priv
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_int
 
-__all__ = ["MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "MAX_WORST_CASE_ROUNDS", "Limits",
+__all__ = ["RELEASE_ALPHA", "MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "MAX_WORST_CASE_ROUNDS", "Limits",
            "default_limits",
-           "load_schema", "choose_kind", "auto_algorithm", "view_for", "holder_settings", "run_algorithm"]
+           "load_schema", "check_width", "choose_kind", "auto_algorithm", "view_for", "holder_settings", "run_algorithm"]
 
+RELEASE_ALPHA = 0.05
+"""The one two-sided CI-test level of a release: ``discover``, ``dpcd forecast``, ``auto``'s forecast and the
+benchmark pass it to every algorithm (each library function keeps its paper's default for a direct call, e.g. 0.01
+for AIM-PC and MST-PC), and ``privacy.json`` records the level a release used among the algorithm's parameters."""
 MAX_LEVELS = 20
 """Most categories a column may have in a categorical algorithm (a schema rule: tables grow as their product)."""
 ROWS_PER_CELL = 5
@@ -183,12 +187,23 @@ def auto_algorithm(schema: Schema, relation: str | Relation, registry: Mapping[s
         return choose_algorithm("categorical", relation, registry)
 
 
+def check_width(schema: Schema) -> None:
+    """Refuse a schema of fewer than two columns (a public rule, checked before any file is opened).
+
+    >>> check_width(Schema.categorical([2]))
+    Traceback (most recent call last):
+    ...
+    dpcd.schema.SchemaError: the schema has 1 column(s); causal discovery needs at least 2
+    """
+    if len(schema) < 2:
+        raise SchemaError(f"the schema has {len(schema)} column(s); causal discovery needs at least 2")
+
+
 def view_for(schema: Schema, spec: PrivateAlgorithm) -> Schema:
     """The schema as ``spec`` reads it: binned numeric columns for categorical algorithms, coded ordinal and
     two-category columns for numeric ones; refused when too narrow or too wide (public rules only)."""
     view = schema.as_categorical() if spec.data == "categorical" else schema.as_numeric()
-    if len(view) < 2:
-        raise SchemaError(f"the schema has {len(view)} column(s); causal discovery needs at least 2")
+    check_width(view)
     if spec.data == "categorical":
         wide = [c.name for c in view.columns if c.levels > MAX_LEVELS]
         if wide:

@@ -563,6 +563,22 @@ class Schema:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"data must be a pandas.DataFrame, got {type(frame).__name__}")
         present = [str(c) for c in frame.columns]
+        self.check_header(present)
+        frame = frame.set_axis(present, axis=1)
+        data = {c.name: c.encode(frame[c.name]) for c in self.columns}
+        return pd.DataFrame(data, index=pd.RangeIndex(len(frame)), columns=list(self.names))
+
+
+    def check_header(self, names: Sequence[str]) -> None:
+        """Refuse a table whose column ``names`` (its header) are not exactly the schema's, in any order: the
+        file's structure, which the holder fixes before the release (:class:`DataPreparationError`).
+
+        >>> Schema.categorical([2, 2], names=["a", "b"]).check_header(["b", "c"])
+        Traceback (most recent call last):
+        ...
+        dpcd.schema.DataPreparationError: the data has no column(s) ['a'] declared in the schema
+        """
+        present = [str(c) for c in names]
         missing = [v for v in self.names if v not in present]
         if missing:
             raise DataPreparationError(f"the data has no column(s) {missing[:5]} declared in the schema")
@@ -570,10 +586,6 @@ class Schema:
         if unknown:
             raise DataPreparationError(f"the data has column(s) {unknown[:5]} that the schema does not declare; "
                                        "add them to the schema or drop them from the file")
-        frame = frame.set_axis(present, axis=1)
-        data = {c.name: c.encode(frame[c.name]) for c in self.columns}
-        return pd.DataFrame(data, index=pd.RangeIndex(len(frame)), columns=list(self.names))
-
 
     def check(self, frame: pd.DataFrame) -> pd.DataFrame:
         """How the schema's rules would treat ``frame``, column by column: **for the data holder only**.

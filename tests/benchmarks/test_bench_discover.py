@@ -28,6 +28,7 @@ def _public(draft: Schema) -> Schema:
 
 def _release(csv, schema, out, **kwargs):
     start = time.perf_counter()
+    kwargs.setdefault("force", True)  # the time of a release, whether or not its forecast says it is worth having
     found = dpcd.discover(csv, schema=schema, epsilon=1.0, delta=1e-6, out=out, progress=False, **kwargs)
     return found, time.perf_counter() - start
 
@@ -82,3 +83,28 @@ def test_discover_asia_100k(report, tmp_path):
     _, bare = _release(csv, sample.schema(), None, forecast_repetitions=0)
     report(f"discover asia n=100k ({found.label})", total_s=seconds, without_files_and_forecast_s=bare)
     assert seconds < BUDGET_SECONDS
+
+
+@pytest.mark.benchmark
+def test_the_forecast_time_budget_holds_on_an_aim_pc_cell(report):
+    """`dpcd forecast --time-budget 30` on AIM-PC cells: a cell whose one run is expected (from public sizes) to take
+    longer is skipped before it starts, and a cell that runs stays within about its budget (one run's overshoot at
+    most, since no run starts that would not fit by the estimate)."""
+    from dpcd.forecast import estimated_seconds
+    from dpcd.registry import ALGORITHMS
+
+    budget = 30.0
+    for levels in ([3] * 8, [3] * 11, [4] * 10):
+        schema = Schema.categorical(levels)
+        expected = estimated_seconds(ALGORITHMS["aim_pc"], schema, 6_366)
+        start = time.perf_counter()
+        result = forecast_accuracy(schema, n=6_366, epsilon=[0.5, 1.0], algorithms=["aim_pc"], repetitions=10,
+                                   rng=0, time_budget=budget)
+        seconds = time.perf_counter() - start
+        statuses = sorted(set(s.split(":")[0] for s in result.table["status"]))
+        report(f"forecast aim_pc {len(levels)} x {levels[0]} categories", expected_one_run=expected,
+               seconds_two_cells=seconds, runs=",".join(map(str, result.table["runs"])), status="/".join(statuses))
+        if expected > budget:
+            assert statuses == ["skipped"]
+        else:
+            assert seconds < 2 * (budget + 2 * expected) + 5, "a cell overran its time budget by more than one run"

@@ -3,26 +3,32 @@
 :func:`discover` (also ``dpcd discover DATA.csv --schema schema.json``) does,
 in this order:
 
-1. **public inputs only**: loads the :class:`~dpcd.schema.Schema` (a draft read
-   from the data is refused), picks the algorithm — ``"auto"`` under
+1. **the request and the file's structure**: the budget (ε above
+   :data:`EPSILON_REFUSE` is refused unless ``force``; above :data:`EPSILON_WARN`
+   the page and the terminal say it protects little), the
+   :class:`~dpcd.schema.Schema` (a draft read from the data is refused), the
+   header against the schema's columns and — under replace-one, where n is
+   public — the row count (:func:`~dpcd.release.tables.table_shape`: lines
+   counted, no field parsed) against the schema's n, ``min_rows`` and δ < 1/n.
+   Every refusal these decide comes before any forecast or value;
+2. **public inputs only**: picks the algorithm — ``"auto"`` under
    replace-one: the best forecast on synthetic data of the schema's shape at
-   the public n and the budget (:func:`dpcd.forecast.choose_by_forecast`, made
-   once n is known); under add/remove, where n is protected: the registry's
-   fixed preference for the schema's kind (:func:`choose_kind`) — refuses one
-   that can never make a release (:func:`dpcd.registry.release_refusal`),
-   chooses the view of the schema the algorithm reads (numeric columns
-   binned on public edges for categorical algorithms, ordinal/binary columns
-   coded for numeric ones), and calibrates the algorithm's parameters on its
-   data-independent worst case (:func:`dpcd.registry.calibrate`) — an
-   algorithm that cannot meet the request is refused here;
-2. reads the table as text, one line per record, and checks its
-   **structure** against the schema (data preparation: missing or unknown
-   columns, an unreadable header; under replace-one also the row count, which
-   is public there; the auto pick and the calibration use that count);
-3. encodes the values by the schema's rules (clamping, fills) and runs the
-   algorithm — the only step that reads values, and every data-dependent
-   choice inside it is a charged mechanism;
-4. writes the graph and ``privacy.json`` (:mod:`dpcd.release.writers`).
+   the public n and the budget (:func:`dpcd.forecast.choose_by_forecast`);
+   under add/remove, where n is protected: the registry's fixed preference
+   for the schema's kind (:func:`choose_kind`) — refuses one that can never
+   make a release (:func:`dpcd.registry.release_refusal`), chooses the view
+   of the schema the algorithm reads, calibrates its parameters on its
+   data-independent worst case (:func:`dpcd.registry.calibrate`), forecasts
+   it, and **refuses a release not worth having**
+   (:func:`dpcd.forecast.worth_releasing`: no better than chance, or an
+   expected skeleton F1 below :data:`dpcd.forecast.MIN_EXPECTED_F1`) with
+   :class:`ReleaseRefused` unless ``force`` — all before a value is read;
+3. reads the values and encodes them by the schema's rules (clamping, fills),
+   telling the holder what the rules did (``DiscoveryResult.quality``, never
+   written), and runs the algorithm — the only step that reads values, and
+   every data-dependent choice inside it is a charged mechanism;
+4. writes the graph, ``privacy.json`` and ``report.html`` (:mod:`dpcd.release.writers`),
+   the page leading with its headline verdict and any warning.
 
 The privacy model in five lines
 -------------------------------
@@ -46,9 +52,17 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> a = rng.integers(0, 2, 500); b = (a ^ (rng.random(500) < 0.1)).astype(int); c = rng.integers(0, 2, 500)
 >>> table = pd.DataFrame({"a": a, "b": b, "c": c})
->>> release = discover(table, schema=Schema.categorical([2, 2, 2], names=["a", "b", "c"]), epsilon=1.0)
+>>> schema = Schema.categorical([2, 2, 2], names=["a", "b", "c"])
+>>> try:                      # on three columns a random graph is often right: the forecast cannot beat it
+...     discover(table, schema=schema, epsilon=1.0)
+... except ReleaseRefused as refusal:
+...     print(str(refusal)[:60])
+Not worth releasing: at ε = 1 the forecast of Marginal-PC is
+>>> release = discover(table, schema=schema, epsilon=1.0, force=True)
 >>> release.auto_selected, release.privacy["guarantee"]["relation"], release.privacy["guarantee"]["epsilon"] <= 1.0
 (True, 'replace', True)
+>>> release.warnings[0][:20]
+'Not worth releasing:'
 """
 
 from __future__ import annotations
@@ -68,11 +82,13 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..forecast import auto_repetitions, choose_by_forecast, forecast
+from ..forecast import WORTH_HELP, auto_repetitions, choose_by_forecast, forecast, worth_releasing
 from ..preparation import (
     MAX_LEVELS,
+    RELEASE_ALPHA,
     Limits,
     auto_algorithm,
+    check_width,
     choose_kind,
     default_limits,
     holder_settings,
@@ -100,11 +116,15 @@ from ..validation import (
     check_int,
     check_probability,
 )
-from .tables import check_line_labels, encode_table, read_table
+from .tables import check_line_labels, data_quality, encode_table, read_table, table_shape
 from .writers import jsonable, write_outputs
 
 __all__ = [
     "DiscoveryResult",
+    "ReleaseRefused",
+    "EPSILON_WARN",
+    "EPSILON_REFUSE",
+    "budget_warnings",
     "MIN_ROWS",
     "MAX_LEVELS",
     "DATA_PREPARATION",
@@ -325,31 +345,65 @@ class DiscoveryResult:
     schema: Schema
     auto_selected: bool = False
     files: dict[str, Path] = field(default_factory=dict)
+    headline: str = ""
+    """The page's headline verdict (from the forecast, public inputs only), which the terminal repeats."""
+    warnings: tuple[str, ...] = ()
+    """Warnings the page leads with (a large ε; a release forced although not worth having)."""
+    quality: tuple[str, ...] = ()
+    """What the schema's rules did to the values (:func:`dpcd.release.tables.data_quality`): read from the private
+    data without noise, for the holder only — never written to any released file."""
 
     @property
     def ledger(self) -> Any:
         return getattr(self.result, "ledger", None)
 
 
-def _progress(enabled: bool | None, total: int):
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None
-    disable = (not sys.stderr.isatty()) if enabled is None else not enabled
-    return tqdm(total=total, desc="dpcd discover", unit="step", disable=disable, leave=False,
-                bar_format="{desc} [{n_fmt}/{total_fmt} steps, {elapsed} elapsed, about {remaining} left]")
+class _Progress:
+    """The terminal's progress line: finished steps of the total and the time elapsed, redrawn every second so the
+    clock moves while a long step runs (no estimate of the time left: the steps' lengths differ too much for one)."""
+
+    def __init__(self, total: int) -> None:
+        import threading
+
+        from tqdm import tqdm  # the plain bar: in a notebook, tqdm.auto's widget needs ipywidgets and warns without
+
+        self.bar = tqdm(total=total, desc="dpcd discover", unit="step", leave=False, file=sys.stderr,
+                        bar_format="{desc} [{n_fmt}/{total_fmt} steps, {elapsed} elapsed]")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+        self._thread.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            self.bar.refresh()
+
+    def begin(self, text: str) -> None:
+        self.bar.set_description_str(f"dpcd discover: {text}")
+
+    def done(self) -> None:
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self.bar.close()
 
 
-def _begin(bar: Any, text: str) -> None:
-    """Show the step now running (the bar counts finished steps, with elapsed time and an estimate of the rest)."""
+def _progress(enabled: bool | None, total: int) -> _Progress | None:
+    """A progress line on stderr (default: when stderr is a terminal), or None."""
+    shown = sys.stderr.isatty() if enabled is None else bool(enabled)
+    return _Progress(total) if shown else None
+
+
+def _begin(bar: _Progress | None, text: str) -> None:
+    """Show the step now running."""
     if bar is not None:
-        bar.set_description_str(f"dpcd discover: {text}")
+        bar.begin(text)
 
 
-def _done(bar: Any) -> None:
+def _done(bar: _Progress | None) -> None:
     if bar is not None:
-        bar.update(1)
+        bar.done()
 
 
 FORECAST_SEED = 0
@@ -357,10 +411,11 @@ FORECAST_SEED = 0
 nothing; drawing it from the release's generator would publish a function of that generator's state (the noise)."""
 
 
-def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int | None, epsilon: float, delta: float, target: Relation,
+def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int, epsilon: float, delta: float, target: Relation,
               alpha: float, limits: Limits, repetitions: int,
               registry: Mapping[str, PrivateAlgorithm], dependence: str = "linear") -> tuple[Any, str]:
-    """The forecast for report.html: the released algorithm on public inputs only, seeded with :data:`FORECAST_SEED`.
+    """The forecast of the released algorithm (public inputs only, seeded with :data:`FORECAST_SEED`): the page's
+    table and the row :func:`dpcd.forecast.worth_releasing` reads.
 
     Only the released algorithm runs (``dpcd forecast`` compares them all), with
     the release's own caps, ``repetitions`` times at most and no more than
@@ -368,17 +423,62 @@ def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int | None, epsilon: fl
     from public sizes, not a clock, so the page is a function of public inputs
     alone (a time budget would make it depend on how loaded the machine was).
     """
-    if repetitions == 0:
-        return None, "No forecast was requested (forecast_repetitions = 0); run `dpcd forecast` for one."
-    if n is None:
-        return None, ("No forecast: under add/remove the number of rows is protected, so it cannot be used; run "
-                      "`dpcd forecast --n GUESS` with a public guess of n.")
     runs = min(repetitions, auto_repetitions(spec, view_for(schema, spec), n))
     result = forecast(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name], relation=target.name,
                       alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=runs,
                       rng=FORECAST_SEED, registry=registry, time_budget=None, dependence=dependence)
     return result.table, (result.statement + " Only the released algorithm was forecast, with the release's own "
                           "caps; `dpcd forecast` compares every algorithm.")
+
+
+def _no_forecast_note(repetitions: int, n: int | None) -> str:
+    """Why report.html has no forecast."""
+    if n is None:
+        return ("No forecast: under add/remove the number of rows is protected, so it cannot be used; run "
+                "`dpcd forecast --n GUESS` with a public guess of n.")
+    return "No forecast was requested (forecast_repetitions = 0); run `dpcd forecast` for one."
+
+
+def _released_row(table: pd.DataFrame | None, spec: PrivateAlgorithm) -> dict[str, Any] | None:
+    """The forecast row of the released algorithm, or None."""
+    if table is None or not len(table):
+        return None
+    rows = table[table["algorithm"] == spec.name]
+    return None if rows.empty else rows.iloc[0].to_dict()
+
+
+EPSILON_WARN = 10.0
+"""Above this total ε a release says, on its page and in the terminal, that it protects little: e^10 ≈ 22 000 is the
+factor by which one person's record may change the odds of any output."""
+EPSILON_REFUSE = 50.0
+"""Above this total ε ``discover`` refuses unless ``force``: e^50 ≈ 5·10²¹ — such a release protects nobody."""
+
+
+class ReleaseRefused(ValueError):
+    """A release that its public inputs show is not worth making (a forecast no better than chance or below
+    :data:`dpcd.forecast.MIN_EXPECTED_F1`, or ε above :data:`EPSILON_REFUSE`): refused before any value is read
+    and any budget spent; ``force=True`` releases anyway."""
+
+
+def budget_warnings(epsilon: float, *, force: bool = False) -> list[str]:
+    """The plain warnings a total ``epsilon`` earns on the page and in the terminal; above :data:`EPSILON_REFUSE`
+    a :class:`ReleaseRefused` unless ``force``. Public: a function of the request alone.
+
+    >>> budget_warnings(1.0), budget_warnings(20.0)[0][:40]
+    ([], 'ε = 20 protects little: one record may c')
+    """
+    factor = "more than 10^300" if epsilon > 690 else f"{math.exp(epsilon):.2g}"
+    if epsilon > EPSILON_REFUSE:
+        text = (f"ε = {epsilon:g} protects nobody: one record may change the odds of any output by a factor e^ε = "
+                f"{factor}.")
+        if not force:
+            raise ReleaseRefused(f"{text} Choose ε of at most {EPSILON_WARN:g} (1 or less protects well), or pass "
+                                 "--force (Python: force=True) to release anyway.")
+        return [text + " Released anyway (force)."]
+    if epsilon > EPSILON_WARN:
+        return [f"ε = {epsilon:g} protects little: one record may change the odds of any output by a factor e^ε = "
+                f"{factor}; ε of 1 or less protects well."]
+    return []
 
 
 def _checked_view(schema: Schema, spec: PrivateAlgorithm) -> Schema:
@@ -406,7 +506,7 @@ def discover(
     delta: float = 1e-6,
     algorithm: str = "auto",
     relation: str = "replace",
-    alpha: float = 0.05,
+    alpha: float = RELEASE_ALPHA,
     rng: RngLike | None = None,
     out: str | os.PathLike[str] | None = None,
     max_order: int | None = None,
@@ -419,6 +519,7 @@ def discover(
     forecast_repetitions: int = 3,
     delimiter: str = ",",
     dependence: str = "linear",
+    force: bool = False,
 ) -> DiscoveryResult:
     """Release a causal graph of ``data`` under a public ``schema`` and a total (ε, δ).
 
@@ -438,7 +539,8 @@ def discover(
     relation : ``"replace"`` (default; n public) or ``"add/remove"`` (n
         protected; only algorithms proven under it, e.g. EM-PC and LapMech).
     alpha : two-sided significance level of the algorithm's CI tests (an algorithm thresholding a one-sided
-        p-value, like Priv-PC, uses α/2 on it).
+        p-value, like Priv-PC, uses α/2 on it); default :data:`dpcd.preparation.RELEASE_ALPHA` for every
+        algorithm, written into ``privacy.json``.
     rng : None (default): the noise comes from fresh operating-system
         entropy, as a release needs. A Generator or integer seed makes the
         run reproducible, for experiments only: whoever knows the seed can
@@ -459,11 +561,15 @@ def discover(
     registry : algorithm registry (default :data:`dpcd.registry.ALGORITHMS`).
     min_rows : fewest rows accepted under replace-one.
     forecast_repetitions : most synthetic runs of the released algorithm in
-        the :func:`dpcd.forecast.forecast` forecast shown on ``report.html`` at the
-        released budget (0: none; at most :func:`dpcd.forecast.auto_repetitions`
-        of the released algorithm, a count from public sizes). It reads only public inputs;
-        under add/remove, where n is protected, no forecast is made.
+        the :func:`dpcd.forecast.forecast` forecast that decides whether the release is worth having and is shown
+        on ``report.html`` at the released budget (0: none, and no such check unless ``auto`` made its own; at most
+        :func:`dpcd.forecast.auto_repetitions` of the released algorithm, a count from public sizes). It reads
+        only public inputs; under add/remove, where n is protected, no forecast is made.
     delimiter : the CSV's field separator (a format fact, public).
+    force : release although the forecast says the graph is not worth having (no better than chance, or an
+        expected skeleton F1 below :data:`dpcd.forecast.MIN_EXPECTED_F1`) or ε is above
+        :data:`EPSILON_REFUSE`; the page then leads with the warning. Default False: such a request raises
+        :class:`ReleaseRefused` before any value is read.
     dependence : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's)
         and where GCM-PC's ``"auto"`` feature basis switches to the sparse one
         (:data:`dpcd.discovery.gcm_pc.NOISE_SWITCHES`): ``"linear"`` (default) or ``"nonlinear"``
@@ -479,7 +585,11 @@ def discover(
     on public inputs or on the file's structure only (``DATA_PREPARATION``);
     nothing is written on error. An algorithm that cannot meet the request
     raises :class:`dpcd.registry.CalibrationRefused` (a ``ValueError``) before
-    any value is read.
+    any value is read; a release not worth having raises :class:`ReleaseRefused`
+    there too, decided by the forecast, a function of public inputs alone. What
+    the rules did to the values (``quality``) is for the holder and is never
+    written: the released files are a function of the encoded values alone, the
+    same (for the same noise) as from a file with the rules' replacements made.
 
     Examples
     --------
@@ -501,6 +611,9 @@ def discover(
         max_tests = check_int(max_tests, "max_tests", minimum=1)
     min_rows = check_int(min_rows, "min_rows", minimum=2)
     forecast_repetitions = check_int(forecast_repetitions, "forecast_repetitions", minimum=0)
+    if not isinstance(force, bool):
+        raise TypeError(f"force must be True or False, got {force!r}")
+    warnings = budget_warnings(epsilon, force=force)  # refuses above EPSILON_REFUSE unless force
     target = as_relation(relation)
     generator = np.random.default_rng() if rng is None else as_rng(rng)
     if out is not None:
@@ -510,6 +623,7 @@ def discover(
         if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not overwrite)):
             raise ValueError(f"out {os.fspath(out)!r} exists and is not an empty folder; choose a new folder")
     declared = load_schema(schema)
+    check_width(declared)
     if not isinstance(data, pd.DataFrame):
         check_line_labels(declared)
     if not target.n_public and declared.n is not None:
@@ -517,47 +631,61 @@ def discover(
                           "or use relation='replace'")
     auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
     by_forecast = auto and target.n_public  # auto needs the public n for its forecast; add/remove: fixed preference
-    forecast_made = by_forecast or (target.n_public and out is not None and forecast_repetitions > 0)  # report's
+    forecast_made = by_forecast or (target.n_public and forecast_repetitions > 0)  # auto's, or the release's own
     spec = view = None
     if not by_forecast:
         spec = auto_algorithm(declared, target, registry) if auto else resolve_algorithm(algorithm, registry)
         view = _checked_view(declared, spec)
 
-    def calibrated(n: int | None) -> tuple[Limits, Calibration]:
+    bar = _progress(progress, (7 if out is not None else 6) if forecast_made else (5 if out is not None else 4))
+    try:
+        # 1. the file's structure and public sizes: every refusal they decide comes before any forecast or value
+        _begin(bar, "checking the file's structure")
+        header, rows = table_shape(data, delimiter=delimiter)
+        declared.check_header(header)
+        n = rows if target.n_public else None
         if target.n_public:
+            if declared.n is not None and n != declared.n:
+                raise DataPreparationError(f"the data has {n} rows but the schema declares n = {declared.n}")
             if n < min_rows:
                 raise DataPreparationError(f"the data has {n} rows; at least {min_rows} are needed")
             if delta >= 1.0 / n:
                 raise ValueError(f"delta must be below 1/n = {1.0 / n:.3g} for n = {n} rows, got {delta}")
-        limits = default_limits(view, spec, n, max_order=max_order, max_tests=max_tests)
-        # CalibrationRefused (a ValueError) reaches the caller as itself: which request the algorithm cannot meet
-        return limits, calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
-                                 max_order=limits.max_order)
-
-    bar = _progress(progress, (7 if by_forecast else 6) if out is not None else (5 if by_forecast else 4))
-    auto_forecast = None
-    try:
-        _begin(bar, "reading the table")
-        known = spec is not None and (declared.n is not None or not target.n_public)
-        limits, calibration = calibrated(declared.n) if known else (None, None)
-        frame = read_table(data, delimiter=delimiter)
-        n = len(frame) if target.n_public else None
-        if target.n_public and declared.n is not None and n != declared.n:
-            raise DataPreparationError(f"the data has {n} rows but the schema declares n = {declared.n}")
         _done(bar)
+        # 2. public inputs only: the algorithm, its calibration, the forecast and whether the release is worth having
+        forecast_table, note = None, ""
         if by_forecast:
             _begin(bar, "algorithm auto: forecasting the candidates on synthetic data")
-            if n < min_rows:
-                raise DataPreparationError(f"the data has {n} rows; at least {min_rows} are needed")
             spec, auto_forecast = _choose_by_forecast(declared, n, epsilon, delta, target, alpha, registry,
                                                       dependence)
             view = _checked_view(declared, spec)
+            forecast_table, note = auto_forecast.table, (
+                auto_forecast.statement + " These are the candidates algorithm auto compared; it released the one "
+                "marked auto.")
             _done(bar)
         _begin(bar, f"calibrating {spec.label}")
-        if calibration is None:
-            limits, calibration = calibrated(n)
+        limits = default_limits(view, spec, n, max_order=max_order, max_tests=max_tests)
+        # CalibrationRefused (a ValueError) reaches the caller as itself: which request the algorithm cannot meet
+        calibration = calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
+                                max_order=limits.max_order)
         _done(bar)
-        _begin(bar, "encoding by the schema")
+        if forecast_made and forecast_table is None:
+            _begin(bar, f"forecasting {spec.label} on synthetic data")
+            forecast_table, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, limits,
+                                             forecast_repetitions, registry, dependence)
+            _done(bar)
+        if forecast_made and not forecast_repetitions and by_forecast:
+            forecast_table, note = None, "No forecast table was requested (forecast_repetitions = 0)."
+        worth, headline = worth_releasing(_released_row(auto_forecast.table if by_forecast else forecast_table, spec))
+        if not worth:
+            if not force:
+                raise ReleaseRefused(f"{headline} Nothing was read beyond the header and the row count, and no budget "
+                                     f"was spent. {WORTH_HELP}")
+            warnings.insert(0, f"{headline} Released anyway (force).")
+        # 3. the values: read, encoded by the schema's rules, and the only input of the charged run
+        _begin(bar, "reading and encoding the table by the schema")
+        frame = read_table(data, delimiter=delimiter)
+        quality = tuple(data_quality(frame, declared))  # for the holder's terminal only, never written
         encoded = encode_table(frame, view)
         _done(bar)
         _begin(bar, f"running {spec.label}" + (f" (at most {limits.max_tests} CI decisions)" if limits.max_tests else ""))
@@ -574,21 +702,16 @@ def discover(
         if out is not None:
             eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
             title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
-            _begin(bar, "forecast on synthetic data")
-            if auto_forecast is not None and forecast_repetitions:
-                forecast, note = auto_forecast.table, (
-                    auto_forecast.statement + " These are the candidates algorithm auto compared; it released the "
-                    "one marked auto.")
-            else:
-                forecast, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, limits,
-                                           forecast_repetitions, registry, dependence)
-            _done(bar)
+            if not forecast_made:
+                note = _no_forecast_note(forecast_repetitions, n)
             _begin(bar, f"writing {os.fspath(out)}")
             files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
-                                  title=title, overwrite=overwrite, draw=draw, forecast=forecast,
-                                  forecast_note=note, timestamp=began)
+                                  title=title, overwrite=overwrite, draw=draw, forecast=forecast_table,
+                                  forecast_note=note, timestamp=began, headline=headline, warnings=warnings)
             _done(bar)
     finally:
         if bar is not None:
             bar.close()
-    return DiscoveryResult(spec.name, spec.label, graph, graph_type, result, privacy, declared, auto, files)
+    return DiscoveryResult(spec.name, spec.label, graph, graph_type, result, privacy, declared, auto, files,
+                           headline=headline, warnings=tuple(warnings), quality=quality)
+

@@ -19,12 +19,12 @@ True
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["render_report"]
+__all__ = ["render_report", "ARROWS"]
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
@@ -33,6 +33,7 @@ h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .6rem;text-align:left}
 th{background:#f4f4f4}.figure svg{max-width:100%;height:auto}.note{color:#555;font-size:.92rem}
 .statement{background:#f5f9ff;border-left:4px solid #2a6ebb;padding:.6rem 1rem}
+.warning{background:#fff4e5;border-left:4px solid #d9822b;padding:.6rem 1rem}.headline{font-size:1.05rem}
 """
 
 
@@ -60,12 +61,28 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+ARROWS = ("What an arrow means, and what it does not: a → b says that, if every common cause of the variables is "
+          "among them (no hidden confounder) and the data show no independence the graph does not imply "
+          "(faithfulness), a causes b; an undirected edge a — b is a direct link whose direction these data cannot "
+          "tell; a missing edge is a (conditional) independence the private tests accepted, which noise can also "
+          "produce.")
+"""The sentence under every released picture."""
+
+
 def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, svg: str | None = None,
                   aliases: Mapping[str, str] | None = None, forecast: pd.DataFrame | None = None,
-                  forecast_note: str = "") -> str:
+                  forecast_note: str = "", headline: str = "", warnings: Sequence[str] = ()) -> str:
     """The page's HTML text from the released graph (:func:`~dpcd.release.writers.graph_to_json` form),
     ``privacy.json``'s content, an inline ``svg`` drawing, ``{id: name}`` for the names the drawing shows as
-    a short id (listed under it) and an optional forecast table."""
+    a short id (listed under it) and an optional forecast table. The page leads with ``warnings`` and the
+    ``headline`` verdict (:func:`dpcd.forecast.worth_releasing`), and says under the picture what an arrow means.
+
+    >>> page = render_report({"nodes": ["a", "b"], "directed_edges": [], "undirected_edges": [["a", "b"]]},
+    ...                      {"guarantee": {"epsilon": 1.0, "delta": 0.0}}, headline="Not worth releasing.",
+    ...                      warnings=["Not worth releasing. Released anyway (force)."])
+    >>> page.index("Released anyway") < page.index("<h2>Edges</h2>"), "hidden confounder" in page
+    (True, True)
+    """
     guarantee = privacy.get("guarantee", {})
     relation = privacy.get("relation", {})
     eps, delta = guarantee.get("epsilon"), guarantee.get("delta", 0.0)
@@ -78,6 +95,9 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>Private causal graph ({_e(label)}, {_e(budget)})</title>", f"<style>{_STYLE}</style></head><body>",
         f"<h1>Differentially private causal graph: {_e(label)}, {_e(budget)}</h1>",
+        *[f"<p class='warning'><b>Warning:</b> {_e(text)}</p>" for text in warnings],
+        f"<p class='headline'><b>{_e(headline)}</b></p>" if headline and not any(
+            str(text).startswith(headline) for text in warnings) else "",
         f"<p>A {_e(graph_json.get('graph_type', 'graph'))} over {len(nodes)} variables with {len(directed)} directed "
         f"and {len(undirected)} undirected edges.</p>",
         f"<p class='note'>Variables: {', '.join(_e(v) for v in nodes)}.</p>",
@@ -87,6 +107,7 @@ def render_report(graph_json: Mapping[str, Any], privacy: Mapping[str, Any], *, 
         if aliases:
             parts += ["<p class='note'>Names the drawing's fonts cannot show are drawn as short ids:</p>",
                       _table(["in the drawing", "variable"], [[_e(k), _e(v)] for k, v in aliases.items()])]
+    parts.append(f"<p class='note'>{_e(ARROWS)}</p>")
     rows = [[_e(u), "→", _e(v), "directed"] for u, v in directed]
     rows += [[_e(u), "—", _e(v), "undirected (direction not identified)"] for u, v in undirected]
     parts += ["<h2>Edges</h2>", _table(["from", "", "to", "kind"], rows) if rows else "<p>No edge was released.</p>"]

@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..schema import Column, DataPreparationError, Schema, SchemaError
 
-__all__ = ["read_table", "encode_table", "plain_cell", "check_line_labels"]
+__all__ = ["read_table", "table_shape", "encode_table", "plain_cell", "check_line_labels"]
 
 
 def check_line_labels(schema: Schema) -> None:
@@ -98,14 +98,77 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
         if len(set(frame.columns)) != frame.shape[1]:
             raise DataPreparationError("column names must be unique")
         return frame
+    _checked_path(data, delimiter)
+    file = Path(data)
+    lines = _lines(file)
+    header = _header(lines, data, delimiter)
+    width = len(header)
+    missing = [math.nan] * width
+    rows = []
+    blank = 0
+    malformed = []
+    for number, line in enumerate(lines[1:], start=2):
+        if _blank(line, delimiter):  # layout; a line holding the separator is a record
+            blank += 1
+            continue
+        cells = _fields(line, delimiter)
+        if cells is None or len(cells) > width:
+            malformed.append({"line": number, "fields": None if cells is None else len(cells), "expected": width,
+                              "read_as": "a row of missing values"})
+            rows.append(missing)
+            continue
+        if len(cells) < width:
+            malformed.append({"line": number, "fields": len(cells), "expected": width,
+                              "read_as": "padded with missing values"})
+        row = [cell if cell != "" else math.nan for cell in cells]
+        rows.append(row + missing[len(row):])
+    frame = pd.DataFrame(rows, columns=header, dtype=object)
+    frame.attrs["blank_lines"] = blank
+    frame.attrs["malformed_lines"] = malformed
+    return frame
+
+
+def table_shape(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",") -> tuple[list[str], int]:
+    r"""The header's column names and the number of records of ``data``, read by the rules of :func:`read_table`
+    without parsing any record's fields: the file's **structure**, which a release may check before it reads a value.
+
+    A record is every line after the header that is not blank (:func:`read_table`); nothing else of a line is
+    looked at, so the count is what :func:`read_table` returns as its number of rows.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "t.csv"
+    ...     _ = path.write_text('a,b\n1,"x\n2,3,4\n\n5,y\n\n')
+    ...     table_shape(path)
+    (['a', 'b'], 3)
+    """
+    if isinstance(data, pd.DataFrame):
+        frame = read_table(data)
+        return list(frame.columns), len(frame)
+    lines = _lines(Path(_checked_path(data, delimiter)))
+    header = _header(lines, data, delimiter)
+    return header, sum(1 for line in lines[1:] if not _blank(line, delimiter))
+
+
+def _checked_path(data: Any, delimiter: str) -> str | os.PathLike[str]:
+    """``data`` as a path to an existing file, with ``delimiter`` one legal character (errors name the argument)."""
     if not isinstance(data, (str, os.PathLike)):
         raise TypeError(f"data must be a path to a CSV file or a DataFrame, got {type(data).__name__}")
     if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\r\n\"":
         raise ValueError(f"delimiter must be one character other than a quote or a line break, got {delimiter!r}")
-    file = Path(data)
-    if not file.is_file():
+    if not Path(data).is_file():
         raise FileNotFoundError(f"data file {os.fspath(data)!r} does not exist")
-    lines = _lines(file)
+    return data
+
+
+def _blank(line: str, delimiter: str) -> bool:
+    """A blank line: nothing but white space and no separator (layout, not a record)."""
+    return delimiter not in line and not line.strip()
+
+
+def _header(lines: list[str], data: Any, delimiter: str) -> list[str]:
+    """The header row's names, or the structure error a holder fixes (empty file, unreadable or wrong separator,
+    a name empty or repeated)."""
     if not lines or not lines[0].strip():
         raise DataPreparationError(f"data file {os.fspath(data)!r} is empty or has no header row")
     fields = _fields(lines[0], delimiter)
@@ -126,23 +189,7 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
     duplicated = sorted({h for h in header if header.count(h) > 1})
     if duplicated:
         raise DataPreparationError(f"column name(s) {duplicated[:3]} appear more than once in the header row")
-    width = len(header)
-    missing = [math.nan] * width
-    rows = []
-    blank = 0
-    for line in lines[1:]:
-        if delimiter not in line and not line.strip():  # layout; a line holding the separator is a record
-            blank += 1
-            continue
-        cells = _fields(line, delimiter)
-        if cells is None or len(cells) > width:
-            rows.append(missing)
-            continue
-        row = [cell if cell != "" else math.nan for cell in cells]
-        rows.append(row + missing[len(row):])
-    frame = pd.DataFrame(rows, columns=header, dtype=object)
-    frame.attrs["blank_lines"] = blank
-    return frame
+    return header
 
 
 def _lines(file: Path) -> list[str]:
@@ -216,6 +263,14 @@ def _plain_values(values: pd.Series) -> np.ndarray:
     return pd.Series(values.astype(object).to_numpy(), dtype=object).map(plain_cell).to_numpy()
 
 
+def _plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every cell :func:`plain_cell` (its ``attrs`` kept), so that no cell is read through another."""
+    plain = pd.DataFrame({j: _plain_values(frame.iloc[:, j]) for j in range(frame.shape[1])},
+                         index=pd.RangeIndex(len(frame))).set_axis([str(c) for c in frame.columns], axis=1)
+    plain.attrs.update(frame.attrs)
+    return plain
+
+
 def encode_table(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     """The table in the schema's coding (see :meth:`dpcd.schema.Schema.encode`), every cell by a rule on that cell.
 
@@ -235,8 +290,7 @@ def encode_table(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas.DataFrame, got {type(frame).__name__}")
-    frame = pd.DataFrame({j: _plain_values(frame.iloc[:, j]) for j in range(frame.shape[1])},
-                         index=pd.RangeIndex(len(frame))).set_axis([str(c) for c in frame.columns], axis=1)
+    frame = _plain_frame(frame)
     try:
         return schema.encode(frame)
     except DataPreparationError:
@@ -261,3 +315,92 @@ def _encode_cell(column: Column, value: Any, missing: np.ndarray) -> Any:
         return column.encode(pd.Series([value], dtype=object))[0]
     except Exception:  # noqa: BLE001 - any failure to read one cell makes that cell missing
         return missing[0]
+
+
+def _shown(value: Any) -> str:
+    """A fill or bound as the holder wrote it: a label quoted, a number without a trailing ``.0``."""
+    if isinstance(value, str):
+        return repr(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _lines_named(numbers: list[int], most: int = 5) -> str:
+    shown = ", ".join(str(k) for k in numbers[:most])
+    return shown + (", …" if len(numbers) > most else "")
+
+
+def data_quality(frame: pd.DataFrame, schema: Schema) -> list[str]:
+    """What the schema's rules do to ``frame`` (as :func:`read_table` read it), in sentences: **for the data holder's
+    terminal only**, never for a released file.
+
+    One sentence per column and rule that changed a cell — labels not in the categories and missing cells that
+    became the fill (named), numbers clamped to a bound, text that is no number — and one for the malformed lines
+    (their line numbers and field counts). It reads the private values without noise: ``discover`` prints it to
+    the terminal and writes it nowhere, and it changes nothing (the release reads the replaced values, as it would
+    from a file with the replacements already made). ``dpcd schema DATA --check SCHEMA`` gives the same counts as a
+    table.
+
+    >>> schema = Schema.from_json({"columns": {"had_affair": {"type": "categorical", "categories": ["no", "yes"]},
+    ...                                        "age": {"type": "numeric", "lower": 18, "upper": 90}}})
+    >>> frame = pd.DataFrame({"had_affair": ["no", "Yes", "Yes", None], "age": ["20", "95", "", "40"]})
+    >>> for line in data_quality(frame, schema):
+    ...     print(line)
+    2 cells of had_affair not in ['no', 'yes'] (most often 'Yes' ×2) became the fill 'no'
+    1 missing cell of had_affair became the fill 'no'
+    1 missing cell of age became the fill 54
+    1 number of age above 90 was clamped to 90
+    """
+    frame = _plain_frame(frame)
+    try:
+        table = schema.check(frame)
+    except Exception:  # noqa: BLE001 - cells the counts cannot read (a DataFrame's odd objects) never stop a release
+        return ["the schema's rules could not be counted on these cells (run `dpcd schema DATA --check SCHEMA` "
+                "on the CSV)"]
+    lines: list[str] = []
+    for column, (_, row) in zip(schema.columns, table.iterrows()):
+        if not row["present"]:
+            continue
+        values = frame[column.name]
+        fill = _shown(column.fill)
+        outside = int(row["not_in_domain"])
+        if outside:
+            text = values.astype(object).where(values.notna(), None)
+            if column.type == "numeric":
+                parsed = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+                odd = text[np.isnan(parsed) & text.map(lambda v: v is not None and str(v).strip() != "").to_numpy()]
+                what = f"that are not numbers"
+            else:
+                odd = text[(column._match(values) < 0) & text.map(lambda v: v is not None and str(v).strip() != "")
+                           .to_numpy()]
+                what = f"not in {list(column.categories)}"
+            common = odd.astype(str).value_counts().head(3)
+            examples = ", ".join(f"{label!r} ×{count}" for label, count in common.items())
+            lines.append(f"{outside} cell{'s' if outside != 1 else ''} of {column.name} {what} (most often "
+                         f"{examples}) became the fill {fill}")
+        gone = int(row["missing"])
+        if gone:
+            lines.append(f"{gone} missing cell{'s' if gone != 1 else ''} of {column.name} became the fill {fill}")
+        for side, bound in (("below", column.lower), ("above", column.upper)):
+            count = int(row["clamped_low" if side == "below" else "clamped_high"])
+            if count:
+                lines.append(f"{count} number{'s' if count != 1 else ''} of {column.name} {side} {_shown(bound)} "
+                             f"{'were' if count != 1 else 'was'} clamped to {_shown(bound)}")
+    malformed = frame.attrs.get("malformed_lines", [])
+    long = [m for m in malformed if m["fields"] is None or m["fields"] > m["expected"]]
+    short = [m for m in malformed if m["fields"] is not None and m["fields"] < m["expected"]]
+    for group, many, one in (
+            (long, "have more fields than the header (or cannot be parsed) and were read as rows of missing values, "
+                   "every cell its column's fill — an unquoted separator inside a label?",
+             "has more fields than the header (or cannot be parsed) and was read as a row of missing values, every "
+             "cell its column's fill — an unquoted separator inside a label?"),
+            (short, "have fewer fields than the header and were padded with missing values",
+             "has fewer fields than the header and was padded with missing values")):
+        if group:
+            counts = pd.Series([m["fields"] for m in group], dtype=object).value_counts().head(3)
+            fields = ", ".join(f"{'unparseable' if k is None else f'{k} fields'} ×{v}" for k, v in counts.items())
+            share = 100.0 * len(group) / max(len(frame), 1)
+            where = ("lines " if len(group) != 1 else "line ") + _lines_named([m["line"] for m in group])
+            lines.append(f"{len(group)} line{'s' if len(group) != 1 else ''} ({share:.1f} % of the records; {where}; "
+                         f"{fields}, the header has {group[0]['expected']}) {many if len(group) != 1 else one} "
+                         "(their cells are counted as missing above)")
+    return lines

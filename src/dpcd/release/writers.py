@@ -96,13 +96,15 @@ def _graphml_graph(graph_json: Mapping[str, Any]) -> nx.DiGraph:
 def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mapping[str, Any], *,
                   graph_type: str = "CPDAG", algorithm: str = "", title: str | None = None,
                   overwrite: bool = False, draw: bool = True, forecast: Any = None,
-                  forecast_note: str = "", timestamp: float | None = None) -> dict[str, Path]:
+                  forecast_note: str = "", timestamp: float | None = None, headline: str = "",
+                  warnings: tuple[str, ...] | list[str] = ()) -> dict[str, Path]:
     """Write every output file into ``out``, atomically (all or nothing).
 
     The files are written into a hidden temporary folder next to ``out`` and
     moved into place with one rename; ``out`` must not exist or be empty
     unless ``overwrite``. ``forecast`` (a :func:`dpcd.forecast.forecast` table) and
-    ``forecast_note`` go on ``report.html``. ``timestamp`` (seconds since the
+    ``forecast_note`` go on ``report.html``, which leads with ``warnings`` and the ``headline`` verdict (public
+    inputs only, like every word of the page). ``timestamp`` (seconds since the
     epoch; None: the time of writing) becomes every file's and the folder's
     modification time: a release passes the time it began, before any data
     were read, so that the files do not carry how long the run took (a time
@@ -136,7 +138,7 @@ def write_outputs(out: str | os.PathLike[str], graph: nx.DiGraph, privacy: Mappi
 
         (staging / "report.html").write_text(
             render_report(payload, jsonable(privacy), svg=svg, aliases=aliases, forecast=forecast,
-                          forecast_note=forecast_note),
+                          forecast_note=forecast_note, headline=headline, warnings=warnings),
             encoding="utf-8")
         if timestamp is not None:
             for path in [*staging.iterdir(), staging]:
