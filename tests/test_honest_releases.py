@@ -4,6 +4,7 @@ is read, every legal budget gets an answer, and the holder sees what the schema'
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -225,3 +226,14 @@ def test_the_forecast_skips_a_run_that_cannot_fit_its_time_budget():
     aim = result.table[result.table["algorithm"] == "aim_pc"]
     assert all(status.startswith("skipped: one run is expected to take about") for status in aim["status"])
     assert (result.table[result.table["algorithm"] == "em_pc"]["status"] == "ok").all()
+
+
+def test_the_readme_lists_the_registry_as_it_is(project_root):
+    from dpcd.registry import release_refusal
+
+    text = (project_root / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("**The registry**"))
+    listed = re.findall(r"`([a-z_]+)` \(", line.split(": ", 1)[1])
+    releasable = [name for name, spec in ALGORITHMS.items() if release_refusal(spec) is None]
+    refused = [name for name, spec in ALGORITHMS.items() if release_refusal(spec) is not None]
+    assert listed == releasable + refused
