@@ -637,7 +637,7 @@ def discover(
         spec = auto_algorithm(declared, target, registry) if auto else resolve_algorithm(algorithm, registry)
         view = _checked_view(declared, spec)
 
-    bar = _progress(progress, (7 if out is not None else 6) if forecast_made else (5 if out is not None else 4))
+    bar = _progress(progress, 4 + int(forecast_made) + int(out is not None))  # the steps _done counts below
     try:
         # 1. the file's structure and public sizes: every refusal they decide comes before any forecast or value
         _begin(bar, "checking the file's structure")
@@ -685,7 +685,11 @@ def discover(
         # 3. the values: read, encoded by the schema's rules, and the only input of the charged run
         _begin(bar, "reading and encoding the table by the schema")
         frame = read_table(data, delimiter=delimiter)
-        quality = tuple(data_quality(frame, declared))  # for the holder's terminal only, never written
+        try:  # for the holder's terminal only, never written; a count that cannot be made never stops a release
+            quality = tuple(data_quality(frame, declared))
+        except Exception:  # noqa: BLE001
+            quality = ("the schema's rules could not be counted on these cells; `dpcd schema DATA --check SCHEMA` "
+                       "counts them on the CSV",)
         encoded = encode_table(frame, view)
         _done(bar)
         _begin(bar, f"running {spec.label}" + (f" (at most {limits.max_tests} CI decisions)" if limits.max_tests else ""))
