@@ -38,11 +38,13 @@ import pandas as pd
 
 from dpcd.datasets import (
     BNLEARN_NETWORKS,
+    DEGREE_PROFILES,
     Dataset,
     load_bnlearn,
     random_dag,
     sample_linear_gaussian,
     sample_nonlinear,
+    sample_random_network,
 )
 from dpcd.discovery import pc
 from dpcd.forecast import choose_by_forecast
@@ -62,13 +64,25 @@ from dpcd.validation import (
 
 from .experiments import timed
 
-__all__ = ["NETWORKS", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "CEILINGS", "dataset_kind", "load_dataset", "run_cell",
+__all__ = ["NETWORKS", "DEVELOPMENT", "HELD_OUT", "RANDOM_NETWORKS", "RANDOM_P", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "CEILINGS", "dataset_kind", "load_dataset", "run_cell",
            "summarise", "monotone_table", "rank_table", "applies"]
 
 CURATE_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child")
 """The six bnlearn networks of CURATE's experiments (Bhattacharjee & Tandon 2024)."""
 NETWORKS = (*CURATE_NETWORKS, "alarm")
 """CURATE's six networks and alarm (37 nodes, 46 edges)."""
+DEVELOPMENT = NETWORKS
+"""The development set: the only networks whose samples may choose a constant, a default or a design of the
+library (with synthetic data drawn here)."""
+HELD_OUT = ("insurance", "water", "mildew", "barley", "hailfinder", "hepar2", "win95pts")
+"""The held-out set: every other bnlearn network of at most 100 nodes that :mod:`dpcd.datasets` ships, for reporting
+only — never used to choose anything (a test fails if a module of the library names one). A network too large for a
+method is reported as refused, never dropped."""
+RANDOM_NETWORKS = tuple(f"random-{profile}" for profile in DEGREE_PROFILES)
+"""Held-out random categorical networks (:func:`dpcd.datasets.sample_random_network`, one degree profile each): a
+fresh network for every repetition, with p uniform on :data:`RANDOM_P`."""
+RANDOM_P = (20, 80)
+"""Fewest and most nodes of a held-out random network (states per node 2–6, Dirichlet(0.5) CPT rows)."""
 SYNTHETIC = ("linear_gaussian", "nonlinear")
 """Numeric synthetic data: a random DAG with a linear-Gaussian SEM or the PCD paper's nonlinear SEM."""
 SYNTHETIC_P = 20
@@ -85,7 +99,7 @@ def dataset_kind(dataset: str) -> str:
     """``"categorical"`` for a bnlearn network, ``"numeric"`` for the synthetic datasets."""
     if dataset in SYNTHETIC:
         return "numeric"
-    if dataset in BNLEARN_NETWORKS or dataset in NETWORKS:
+    if dataset in BNLEARN_NETWORKS or dataset in NETWORKS or dataset in RANDOM_NETWORKS:
         return "categorical"
     raise ValueError(f"dataset must be a bnlearn network or one of {SYNTHETIC}, got {dataset!r}")
 
@@ -94,6 +108,9 @@ def load_dataset(dataset: str, n: int, rng: RngLike) -> Dataset:
     """The :class:`~dpcd.datasets.Dataset` ``dataset`` (bnlearn network or synthetic), ``n`` rows."""
     n = check_int(n, "n", minimum=10)
     generator = as_rng(rng)
+    if dataset in RANDOM_NETWORKS:  # a fresh network from the cell's generator: a new one every repetition
+        p = int(generator.integers(RANDOM_P[0], RANDOM_P[1] + 1))
+        return sample_random_network(p, n, generator, profile=dataset.removeprefix("random-"))
     if dataset_kind(dataset) == "categorical":
         return load_bnlearn(dataset, n, generator)
     dag = random_dag(SYNTHETIC_P, SYNTHETIC_DEGREE / (SYNTHETIC_P - 1), generator)

@@ -1,0 +1,70 @@
+"""The held-out protocol: a fixed development set and held-out set, a reproducible random-network generator, and no
+module of the library that names a held-out network (no constant chosen on what is reported)."""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from dpcd.datasets import BNLEARN_NETWORKS, _bundled_model_dir, DEGREE_PROFILES, load_network, random_network_dag, sample_random_network
+from dpcd_papers import benchmark
+
+
+def _variables(name: str) -> int:
+    """The number of variables a bundled BIF file declares (counted in its text: parsing the large ones takes
+    minutes)."""
+    text = gzip.decompress((_bundled_model_dir() / f"{name}.bif.gz").read_bytes()).decode("utf-8")
+    return len(re.findall(r"^variable\s", text, flags=re.MULTILINE))
+
+
+def test_variables_are_counted_as_the_parser_reads_them():
+    assert _variables("alarm") == len(load_network("alarm").nodes()) == 37
+
+
+def test_the_two_sets_are_fixed_disjoint_and_cover_every_shipped_network_of_at_most_100_nodes():
+    development, held_out = set(benchmark.DEVELOPMENT), set(benchmark.HELD_OUT)
+    assert development == {"asia", "cancer", "earthquake", "survey", "sachs", "child", "alarm"}
+    assert not development & held_out
+    small = {name for name in BNLEARN_NETWORKS if _variables(name) <= 100}
+    assert small == development | held_out
+
+
+def test_no_module_of_the_library_names_a_held_out_network(project_root):
+    pattern = re.compile(r"\b(" + "|".join(benchmark.HELD_OUT) + r")\b", re.IGNORECASE)
+    named = [f"{path.relative_to(project_root)}:{number}"
+             for path in sorted((project_root / "src" / "dpcd").rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if pattern.search(line)]
+    assert named == []
+
+
+@pytest.mark.parametrize("profile", DEGREE_PROFILES)
+def test_random_networks_are_reproducible_by_seed_and_keep_their_documented_parameters(profile):
+    first = sample_random_network(40, 300, 7, profile=profile)
+    again = sample_random_network(40, 300, 7, profile=profile)
+    other = sample_random_network(40, 300, 8, profile=profile)
+    assert first.data.equals(again.data) and set(first.dag.edges) == set(again.dag.edges)
+    assert set(first.dag.edges) != set(other.dag.edges)
+    assert nx.is_directed_acyclic_graph(first.dag) and max(d for _, d in first.dag.in_degree()) <= 4
+    assert 2 <= min(first.levels) and max(first.levels) <= 6
+    assert first.meta["profile"] == profile and first.meta["concentration"] == 0.5
+
+
+def test_the_hub_profile_has_hubs_and_the_uniform_one_does_not():
+    def largest(profile):
+        return np.mean([max(dict(random_network_dag(80, seed, profile=profile).out_degree()).values())
+                        for seed in range(20)])
+
+    assert largest("hubs") > 1.5 * largest("uniform")
+
+
+def test_the_benchmark_draws_a_fresh_random_network_per_repetition():
+    one = benchmark.load_dataset("random-hubs", 200, np.random.default_rng(1))
+    two = benchmark.load_dataset("random-hubs", 200, np.random.default_rng(2))
+    assert benchmark.RANDOM_P[0] <= one.data.shape[1] <= benchmark.RANDOM_P[1]
+    assert set(one.dag.edges) != set(two.dag.edges)
+    assert benchmark.dataset_kind("random-uniform") == "categorical"
