@@ -218,7 +218,10 @@ class Calibration:
 
 
 def _fits(value: tuple[float, float], epsilon: float, delta: float) -> bool:
-    return value[0] <= epsilon * (1 + 1e-9) and value[1] <= delta * (1 + 1e-9) + 1e-300
+    """Whether a guarantee (ε, δ) is within the request; False for ∞ or NaN."""
+    eps, dlt = value
+    return (math.isfinite(eps) and math.isfinite(dlt) and eps <= epsilon * (1 + 1e-9)
+            and dlt <= delta * (1 + 1e-9) + 1e-300)
 
 
 @functools.lru_cache(maxsize=512)
@@ -229,21 +232,32 @@ def _search(name: str, p: int, n: int | None, max_order: int | None, epsilon: fl
     memoised in the process and stored on disk across processes (:func:`dpcd.privacy.calibration.stored_parameter`,
     keyed by the inputs and a fingerprint of the code the worst case depends on)."""
     spec = ALGORITHMS[name]
+    reasons: list[str] = []  # why the worst case refused a parameter (its ValueError), for the refusal's message
 
     def total(x: float) -> float:
         value = 1.0 / x if spec.budget == "noise" else x
         params = {spec.budget_arg: value, "max_order": max_order}
         if spec.delta_arg is not None:
             params[spec.delta_arg] = delta
-        worst = worst_case_of(spec, p=p, n=n, **params)
-        return worst.epsilon if worst.delta <= delta * (1 + 1e-9) else math.inf
+        try:
+            worst = worst_case_of(spec, p=p, n=n, **params)
+        except CalibrationRefused:
+            raise
+        except ValueError as error:  # this parameter has no worst case (e.g. δ left for the accountant ≤ 0)
+            reasons.append(str(error))
+            return math.inf
+        if not (math.isfinite(worst.epsilon) and worst.delta <= delta * (1 + 1e-9)):
+            return math.inf  # ∞ or NaN: no guarantee within the request at this parameter
+        return worst.epsilon
 
     def search() -> float:
         try:
             return largest_parameter(total, epsilon=epsilon, rtol=rtol)
         except CalibrationError:
-            raise CalibrationRefused(f"algorithm {name!r}: no parameter meets epsilon={epsilon}, "
-                                     f"delta={delta}") from None
+            why = f": {reasons[-1]}" if reasons else ""
+            raise CalibrationRefused(f"algorithm {name!r}: no {spec.budget_arg} meets epsilon={epsilon:g}, "
+                                     f"delta={delta:g}{why}; choose a larger epsilon or delta or another "
+                                     "algorithm") from None
 
     key = {"algorithm": name, "p": p, "n": n, "max_order": max_order, "epsilon": epsilon, "delta": delta,
            "rtol": rtol, "code": _worst_case_code(spec.privacy_map.__module__)}
@@ -307,7 +321,10 @@ def calibrate(spec: PrivateAlgorithm, *, p: int, n: int | None, epsilon: float, 
         kwargs["max_order"] = max_order
     if spec.delta_arg is not None:
         if delta_native <= 0:
-            raise CalibrationRefused(f"algorithm {spec.name!r} ({spec.label}) needs delta > 0")
+            why = ("" if delta <= 0 else f" (delta={delta:g} converted to {spec.relation.name} at epsilon={epsilon:g} "
+                   "is below the smallest double)")
+            raise CalibrationRefused(f"algorithm {spec.name!r} ({spec.label}) needs delta > 0{why}; pass a larger "
+                                     "delta or choose a pure-DP algorithm")
         kwargs[spec.delta_arg] = delta_native
     if spec.budget == "total":
         kwargs[spec.budget_arg] = eps_native
@@ -319,8 +336,14 @@ def calibrate(spec: PrivateAlgorithm, *, p: int, n: int | None, epsilon: float, 
         how = (f"{spec.budget_arg}={kwargs[spec.budget_arg]:.6g} {unit}: the largest whose worst case (every round "
                f"the run could make, p={p}, max_order={max_order}) composes within the budget by the tight "
                "accountant")
-    worst = worst_case_of(spec, p=p, n=n, **kwargs)
-    guarantee = worst.as_dict(target)
+    try:
+        worst = worst_case_of(spec, p=p, n=n, **kwargs)
+        guarantee = worst.as_dict(target)
+    except CalibrationRefused:
+        raise
+    except ValueError as error:  # the algorithm's own refusal of these parameters, as a calibration refusal
+        raise CalibrationRefused(f"algorithm {spec.name!r} ({spec.label}) cannot be calibrated to epsilon={epsilon:g}, "
+                                 f"delta={delta:g} under {target.name}: {error}") from None
     if not _fits((guarantee["epsilon"], guarantee["delta"]), epsilon, delta):
         raise CalibrationRefused(
             f"algorithm {spec.name!r} ({spec.label}) cannot meet epsilon={epsilon:g}, delta={delta:g} under "

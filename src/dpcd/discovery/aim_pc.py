@@ -382,7 +382,8 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
         if float(np.abs(model[chosen] - before).sum()) <= penalty * before.size:
             sigma, eps_round = sigma / 2.0, eps_round * 2.0
             annealed += 1
-    ledger.charge("AIM rounds under a zCDP filter", epsilon=zcdp_epsilon(spent, delta), delta=delta, kind="approx",
+    ledger.charge("AIM rounds under a zCDP filter", epsilon=zcdp_epsilon(spent, delta, positive=True), delta=delta,
+                  kind="approx",
                   note=f"{spent:.6g} of {rho:.6g} zCDP in {len(costs)} adaptively chosen steps (Renyi filter)")
     return AimModel(fitted, tuple(measured), rho, spent, annealed, ledger, tuple(costs))
 

@@ -106,11 +106,12 @@ def schedule_budgets(schedule: Schedule, *, epsilon0: float, iterations: int,
         denom = max(iterations - 1.0, 1.0)
     elif indexing not in ("lemma", "algorithm"):
         raise ValueError(f"indexing must be 'lemma' or 'algorithm', got {indexing!r}")
-    if schedule == "additive":
-        return e0 * (1.0 + k / denom)
-    if schedule == "exponential":
-        return e0 * np.exp(k / denom)
-    return e0 ** (1.0 + k / denom)
+    with np.errstate(over="ignore"):  # a budget beyond the largest double is ∞: no total can afford it
+        if schedule == "additive":
+            return e0 * (1.0 + k / denom)
+        if schedule == "exponential":
+            return e0 * np.exp(k / denom)
+        return e0 ** (1.0 + k / denom)
 
 
 def count_iterations(schedule: Schedule, *, epsilon_total: float, epsilon0: float,
@@ -126,8 +127,9 @@ def count_iterations(schedule: Schedule, *, epsilon_total: float, epsilon0: floa
     tol = 1e-12 * et
 
     def fits(i: int) -> bool:
-        return i == 0 or float(np.sum(schedule_budgets(schedule, epsilon0=epsilon0, iterations=i,
-                                                        indexing=indexing))) <= et + tol
+        with np.errstate(over="ignore"):  # a sum beyond the largest double is ∞ and does not fit
+            return i == 0 or float(np.sum(schedule_budgets(schedule, epsilon0=epsilon0, iterations=i,
+                                                            indexing=indexing))) <= et + tol
 
     i = max(int(start), 0)
     if fits(i):

@@ -521,7 +521,7 @@ def feature_release(box: np.ndarray, *, epsilon_total: float, delta: float, rng:
         features = mapped_features(box, edges, how=spread_map, degree=conditioning_degree, mapped=mapped)
         sums, second, sigma = noisy_moments(features, mu=mu_moments, rng=rng, weights=weights, radius=radius)
         dimension = features.shape[1]
-        ledger.charge("GCM-PC feature moments", epsilon=gdp_epsilon(mu_moments, delta), delta=delta,
+        ledger.charge("GCM-PC feature moments", epsilon=gdp_epsilon(mu_moments, delta, positive=True), delta=delta,
                       kind="gaussian", sensitivity=release_sensitivity(weights, radius), scale=sigma,
                       note=f"{sums.size + dimension * (dimension + 1) // 2} numbers of {dimension} features"
                            f"{'' if edges is None else f' ({spread_map} map)'}, norm clip {clip:.4g}, "

@@ -194,7 +194,8 @@ def _order_mus(epsilon_total: float, delta: float, max_order: int) -> np.ndarray
 
 def _charge(ledger: PrivacyLedger, order: int, mu: float, delta: float, tables: int, sigma: float,
             sensitivity: float) -> None:
-    ledger.charge(f"order-{order} marginal tables", epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian",
+    ledger.charge(f"order-{order} marginal tables", epsilon=gdp_epsilon(mu, delta, positive=True), delta=delta,
+                  kind="gaussian",
                   sensitivity=sensitivity, scale=sigma,
                   note=f"{tables} tables of {order + 2} columns, N(0, {sigma:.4g}^2) per cell ({mu:.4g}-GDP)")
 

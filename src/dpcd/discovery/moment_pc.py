@@ -224,7 +224,7 @@ def moment_pc(data, *, bounds, epsilon_total: float, delta: float = 1e-6, alpha:
     sums, second, sigma = noisy_moments(box, mu=mu, rng=generator)
     ledger = PrivacyLedger("replace", public=PUBLIC)
     sensitivity = moment_sensitivity(array.shape[1])
-    ledger.charge("Moment-PC moments", epsilon=gdp_epsilon(mu, delta), delta=delta, kind="gaussian",
+    ledger.charge("Moment-PC moments", epsilon=gdp_epsilon(mu, delta, positive=True), delta=delta, kind="gaussian",
                   sensitivity=sensitivity, scale=sigma, note=f"{sums.size + second.size} numbers, {mu:.4g}-GDP")
     mean = sums / n
     covariance = second / n - np.outer(mean, mean)

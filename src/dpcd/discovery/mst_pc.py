@@ -247,7 +247,8 @@ def mst_synthetic(data, *, levels, epsilon_total: float, delta: float = 1e-6, rn
         for name, sensitivity, sigma in (("MST one-way marginals", math.sqrt(2.0 * d), sigma1),
                                          ("MST tree marginals", math.sqrt(2.0 * len(edges)), sigma2)):
             if math.isfinite(sigma):
-                ledger.charge(name, epsilon=zcdp_epsilon(rho / 3.0, step_delta), delta=step_delta, kind="gaussian",
+                ledger.charge(name, epsilon=zcdp_epsilon(rho / 3.0, step_delta, positive=True), delta=step_delta,
+                              kind="gaussian",
                               sensitivity=sensitivity, scale=sigma, note=f"rho/3 = {rho / 3.0:.4g} zCDP")
         if d > 1:
             ledger.charge("MST tree selection (exponential mechanism)", epsilon=eps_round, count=d - 1,

@@ -107,6 +107,16 @@ __all__ = ["SUBSAMPLED_GAUSSIAN", "subsampled_gaussian_pc", "SubsampledGaussianD
 
 #: probability per test that the Poisson sub-sample is smaller than its public lower bound m_lo
 SIZE_FAILURE = 1e-12
+#: ε recorded for a step that is already (0, δ_step)-DP (noise so large that δ_step is met at ε = 0): such a step
+#: is (ε, δ_step)-DP for every ε > 0, and a ledger charge needs ε > 0; the smallest positive normal double
+_NEGLIGIBLE_STEP_EPSILON = 2.2250738585072014e-308
+
+
+def _step_epsilon(sigma: float, sampling_rate: float, step_delta: float) -> float:
+    """ε of one replace-one sub-sampled Gaussian step at ``step_delta``
+    (:func:`~dpcd.privacy.ledger.subsampled_gaussian_epsilon`), at least :data:`_NEGLIGIBLE_STEP_EPSILON`."""
+    return max(subsampled_gaussian_epsilon(sigma, sampling_rate, step_delta, relation="replace"),
+               _NEGLIGIBLE_STEP_EPSILON)
 
 
 def subsample_size_lower_bound(n: int, sampling_rate: float, beta: float = SIZE_FAILURE) -> tuple[int, float]:
@@ -175,10 +185,12 @@ def worst_case(*, sigma: float, sampling_rate: float, delta: float, p: int, n: i
     _, failure = subsample_size_lower_bound(n, sampling_rate)
     accountant_delta = delta - rounds * failure
     if accountant_delta <= 0:
-        raise ValueError(f"delta={delta} does not cover the sub-sample-size failure probability of {rounds} tests")
+        raise ValueError(f"delta={delta:g} does not cover the sub-sample-size failure probability of {rounds} tests "
+                         f"({rounds * failure:.3g} in all); raise delta above it or lower max_order")
     ledger = PrivacyLedger("replace", public=PUBLIC)
     ledger.charge("ci_test", kind="subsampled_gaussian", sampling_rate=sampling_rate, noise_multiplier=sigma,
-                  delta=accountant_delta / rounds, count=rounds)
+                  delta=accountant_delta / rounds, count=rounds,
+                  epsilon=_step_epsilon(sigma, sampling_rate, accountant_delta / rounds))
     epsilon = privacy_totals(ledger, accountant_delta)["epsilon_tight"]
     return WorstCase("subsampled_gaussian", RELATION, epsilon, delta, PUBLIC,
                      "Poisson-sub-sampled Gaussian per test (Abadi et al. 2016; Mironov, Talwar & Zhang 2019), "
@@ -248,10 +260,10 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
                          f"bound is {subsample_min} rows")
     p_sensitivity = one_sided_kendall_pvalue_sensitivity(subsample_min, query.levels, order_cap, mode=sensitivity)
     step_delta = delta / worst_case_tests(p, order_cap)
-    step_epsilon = subsampled_gaussian_epsilon(sigma, sampling_rate, step_delta, relation="replace")
+    step = _step_epsilon(sigma, sampling_rate, step_delta)
     decider = SubsampledGaussianDecider(query, sampling_rate=sampling_rate, noise_sd=sigma * p_sensitivity,
                                         threshold=alpha / 2.0, rng=generator, ledger=ledger, noise_multiplier=sigma,
-                                        step_delta=step_delta, step_epsilon=step_epsilon)
+                                        step_delta=step_delta, step_epsilon=step)
     result = run_pc(names, decider, max_order=max_order, ledger=ledger, max_tests=max_tests)
     sizes = np.asarray(decider.subsample_sizes)
     info = {
@@ -259,7 +271,7 @@ def subsampled_gaussian_pc(data, *, levels, sigma: float, sampling_rate: float, 
         "alpha": alpha, "n": n, "max_order": max_order, "sensitivity_mode": sensitivity,
         "sensitivity": p_sensitivity, "noise_sd": sigma * p_sensitivity, "subsample_min": subsample_min,
         "size_failure_per_test": size_failure, "delta_size_failure": result.n_tests * size_failure,
-        "step_delta": step_delta, "step_epsilon": step_epsilon,
+        "step_delta": step_delta, "step_epsilon": step,
         "mean_subsample_size": float(sizes.mean()) if len(sizes) else float("nan"),
         "n_full_tests": query.tester.n_computed, "n_subsample_tests": query.n_subsample_tests,
     }

@@ -8,7 +8,9 @@ rounds, composed by an accountant (``math.inf`` where x breaks the target δ).
 a relative tolerance, in the spirit of ``dp_accounting``'s
 ``calibrate_dp_mechanism``: bracketing by factors of 4, bisection while the
 upper end is infeasible outright, then regula falsi (Illinois) on
-log total(exp(·)), which is smooth and increasing. The returned x is always
+log total(exp(·)), which is smooth and increasing (bisection while total(lo) is
+exactly 0, where the secant has no slope to follow; and the search stops once
+the bracket is narrower than 1e-3·rtol, at a jump of total). The returned x is always
 feasible. :func:`dpcd.registry.calibrate` and the audit's claims use it.
 
 >>> round(largest_parameter(lambda x: 10 * x, epsilon=1.0), 4)   # ten rounds of x compose to 10x
@@ -53,7 +55,9 @@ def largest_parameter(total: Callable[[float], float], *, epsilon: float, rtol: 
     ``total`` must increase with x (``math.inf`` for an infeasible x). The
     search starts at ``start`` (default ``epsilon``); the result is one of
     the points where ``total`` was evaluated and found within the target.
-    Raises :class:`CalibrationError` when even ``smallest`` exceeds it.
+    Raises :class:`CalibrationError` when even ``smallest`` exceeds it. A NaN
+    from ``total`` counts as infeasible, and log(total/ε) is formed as a
+    difference of logs, so no target ε (up to the largest double) overflows.
 
     >>> x = largest_parameter(lambda x: 10 * x, epsilon=1.0)   # ten rounds of x compose to 10x
     >>> round(x, 4), 10 * x <= 1.0
@@ -67,6 +71,19 @@ def largest_parameter(total: Callable[[float], float], *, epsilon: float, rtol: 
     """
     epsilon = check_epsilon(epsilon)
     rtol = check_positive(rtol, "rtol")
+    given = total
+
+    def total(x: float) -> float:  # NaN (a broken evaluation) counts as infeasible, never as within the target
+        value = given(x)
+        return math.inf if math.isnan(value) else value
+
+    log_target = math.log(epsilon)
+
+    def gap(value: float) -> float:  # log(value / ε) as a difference of logs (no overflow), floored at -690
+        if not math.isfinite(value):
+            return math.inf
+        return max(math.log(value) - log_target, -690.0) if value > 0 else -690.0
+
     lo = epsilon if start is None else check_positive(start, "start")
     f_lo = total(lo)
     while f_lo > epsilon:
@@ -94,16 +111,21 @@ def largest_parameter(total: Callable[[float], float], *, epsilon: float, rtol: 
                 break
         if not math.isfinite(f_hi):
             return lo
-    g_lo, g_hi = math.log(max(f_lo, 1e-300) / epsilon), math.log(f_hi / epsilon)
+    g_lo, g_hi = gap(f_lo), gap(f_hi)
     side = 0
     for _ in range(60):
         if g_lo > math.log1p(-rtol):
             break
         x_lo, x_hi = math.log(lo), math.log(hi)
-        x = x_lo - g_lo * (x_hi - x_lo) / (g_hi - g_lo)
+        if x_hi - x_lo < 1e-3 * rtol:  # the bracket is a jump of total (e.g. an accountant switching): stop
+            break
+        if g_lo <= -690.0:  # total(lo) = 0 (e.g. a (0, δ) worst case): no slope to follow, bisect
+            x = 0.5 * (x_lo + x_hi)
+        else:
+            x = x_lo - g_lo * (x_hi - x_lo) / (g_hi - g_lo)
         x = min(max(x, x_lo + 1e-9), x_hi - 1e-9)
         value = total(math.exp(x))
-        g = math.log(max(value, 1e-300) / epsilon) if math.isfinite(value) else math.inf
+        g = gap(value)
         if g <= 0:
             lo, g_lo = math.exp(x), g
             if side == -1:

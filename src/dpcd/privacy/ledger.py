@@ -105,6 +105,32 @@ rounds), and at the grid of 1e-4 it rounds steps of ε ≈ 1e-5 up tenfold, so t
 calibrated per-test ε of Priv-PC on 20 columns at total ε = 1: 1.5e-5 by the PLD, 1.2e-3 by zCDP)."""
 
 
+_SMALLEST_NORMAL = 2.2250738585072014e-308
+
+
+def _inverse_square(m: float) -> float:
+    """1/m² as (1/m)·(1/m) (no OverflowError, no division by an underflowed m²), rounded up to the smallest normal
+    double where it would fall into subnormals (which lose relative precision, so could under-report a privacy
+    loss); 0 only for m = ∞ (no privacy loss at all).
+
+    >>> _inverse_square(2.0), _inverse_square(3e161) == _SMALLEST_NORMAL, _inverse_square(math.inf)
+    (0.25, True, 0.0)
+    """
+    inverse = 1.0 / m
+    if inverse == 0.0:
+        return 0.0
+    return max(inverse * inverse, _SMALLEST_NORMAL)
+
+
+def _sum(values) -> float:
+    """``math.fsum(values)``, or ∞ where the exact sum exceeds the largest double (fsum raises there)."""
+    values = list(values)
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return math.inf
+
+
 def _dp_relation(relation: RelationName):
     from dp_accounting import privacy_accountant
 
@@ -124,6 +150,10 @@ def _subsampled_gaussian_pld(noise_multiplier: float, sampling_rate: float, rela
 
 
 _HUGE_STEP = 50.0  # a step whose unsampled Gaussian ε exceeds this is not given to the PLD library
+_PLD_RELIABLE = 700.0
+"""Largest composed ε the PLD library's ε-for-δ is trusted for: it forms Σ e^{−loss}·p and a ratio of masses, which
+underflow and overflow once the losses near ln(largest double) ≈ 709.78 (its answer is then that number, below the
+true ε); at and above it the tight total is ∞ and the ledger reports basic composition."""
 
 
 def _gaussian_epsilon(noise_multiplier: float, shift: float, delta: float) -> float:
@@ -139,10 +169,12 @@ def _gaussian_epsilon(noise_multiplier: float, shift: float, delta: float) -> fl
         return value - delta
 
     if excess(math.log(1e-12)) <= 0:
-        return 0.0
+        return 1e-12  # the point checked: (1e-12, δ) holds, smaller ε were not checked
     hi = 0.0
     while excess(hi) > 0:
         hi += 2.0
+        if hi > 708.0:  # the ε at δ is beyond the largest double: ∞ is the (vacuous) bound
+            return math.inf
     return float(math.exp(optimize.brentq(excess, -28.0, hi, xtol=1e-12, rtol=1e-12)))
 
 
@@ -587,7 +619,7 @@ class PrivacyLedger:
             return self._marked(PrivacyTotal(0.0, 0.0, method, method, None))
         eps = self.epsilons()
         dls = self.deltas()
-        basic = PrivacyTotal(math.fsum(eps), min(math.fsum(dls), 1.0), method, "basic")
+        basic = PrivacyTotal(_sum(eps), min(_sum(dls), 1.0), method, "basic")
         if method == "basic":
             return self._marked(basic)
         if method == "advanced":
@@ -596,7 +628,7 @@ class PrivacyLedger:
                 return self._marked(PrivacyTotal(adv_eps, min(adv_delta, 1.0), method, "advanced"))
             return self._marked(basic)
         if target_delta is None:
-            target_delta = math.fsum(dls) + delta_prime
+            target_delta = _sum(dls) + delta_prime
             if target_delta >= 1.0:
                 return self._marked(PrivacyTotal(basic.epsilon, basic.delta, method, "basic", target_delta))
         tight_eps = self._tight_epsilon(target_delta, value_discretization_interval)
@@ -612,10 +644,17 @@ class PrivacyLedger:
         if all(entry.kind == "gaussian" for entry in self._entries):
             # Gaussian charges alone compose exactly to one Gaussian: μ = √(Σ count/m²) [Dong, Roth & Su 2022,
             # Cor. 3.3], and μ-GDP is (ε, δ)-DP on an explicit curve (Cor. 2.13): no discretisation error.
-            mu = math.sqrt(math.fsum(entry.count / entry.noise_multiplier ** 2 for entry in self._entries))
-            return gdp_epsilon(mu, target_delta)
+            # each count/m² by _inverse_square (no overflow, never rounded down into subnormals), μ rounded up
+            mu = math.nextafter(math.sqrt(_sum(entry.count * _inverse_square(entry.noise_multiplier)
+                                               for entry in self._entries)), math.inf)
+            return gdp_epsilon(mu, target_delta) if math.isfinite(mu) else math.inf
         rho = self._zcdp_rho()
-        zcdp = None if rho is None else (zcdp_epsilon(rho, target_delta) if rho > 0 else 0.0)
+        if rho is None:
+            zcdp = None
+        elif not math.isfinite(rho):
+            zcdp = math.inf
+        else:
+            zcdp = zcdp_epsilon(rho, target_delta) if rho > 0 else 0.0
         if zcdp is not None and sum(entry.count for entry in self._entries) > PLD_MAX_ROUNDS:
             return zcdp
         pld = self._pld_epsilon(target_delta, interval)
@@ -630,18 +669,24 @@ class PrivacyLedger:
         Prop. 1.6), an ε-bounded-range step ε²/8 (Cesar & Rogers 2021), any other
         pure ε-DP step (Laplace, exponential, pure) ε²/2 (Bun & Steinke 2016,
         Prop. 1.4); (ε, δ) steps with δ > 0 and sub-sampled Gaussians have none here.
+        Squares are formed as products, which overflow to ∞ (returned as ρ = ∞, no
+        guarantee) where ``x ** 2`` would raise ``OverflowError``, and 1/m² by
+        :func:`_inverse_square`, which neither divides by an underflowed m² nor
+        rounds a tiny ρ down into subnormal numbers.
         """
         total = []
         for entry in self._entries:
             if entry.kind == "gaussian":
-                total.append(entry.count * 0.5 / entry.noise_multiplier ** 2)
+                total.append(entry.count * 0.5 * _inverse_square(entry.noise_multiplier))
             elif entry.kind == "bounded_range":
-                total.append(entry.count * entry.epsilon ** 2 / 8.0)
+                total.append(entry.count * entry.epsilon * entry.epsilon / 8.0)
             elif entry.kind in _PURE_KINDS:
-                total.append(entry.count * entry.epsilon ** 2 / 2.0)
+                total.append(entry.count * entry.epsilon * entry.epsilon / 2.0)
             else:
                 return None
-        return math.fsum(total)
+        if not all(math.isfinite(value) for value in total):
+            return math.inf
+        return _sum(total)
 
     def _pld_epsilon(self, target_delta: float, interval: float) -> float:
         """ε at ``target_delta`` of the PLD composition of all charges (upper bound)."""
@@ -680,7 +725,11 @@ class PrivacyLedger:
                     value_discretization_interval=interval,
                 ).self_compose(count)
             total = pld if total is None else total.compose(pld)
-        return float(total.get_epsilon_for_delta(target_delta))
+        with np.errstate(over="ignore", divide="ignore"):  # e^{-loss} underflows for losses near 709: see below
+            epsilon = float(total.get_epsilon_for_delta(target_delta))
+        if not epsilon < _PLD_RELIABLE:
+            return math.inf  # the library clips ε near 709.78 there: not an upper bound
+        return epsilon
 
     # ------------------------------------------------------------------ reports
 

@@ -57,7 +57,7 @@ import numbers
 from typing import Union
 
 import numpy as np
-from scipy import integrate, optimize, special
+from scipy import optimize
 
 from ..validation import (
     RngLike,
@@ -68,6 +68,7 @@ from ..validation import (
     check_positive,
     check_probability,
 )
+from .gdp import LARGE_EPSILON, large_epsilon_log_delta, log_gaussian_delta
 
 __all__ = [
     "laplace_noise",
@@ -237,7 +238,8 @@ def _log_delta_unit(log_s: float, epsilon: float) -> float:
 
     δ(s) = Φ(u − v) − e^ε Φ(−u − v) with u = 1/(2s), v = εs (so 2uv = ε).
 
-    Two evaluations, chosen by conditioning:
+    Two evaluations, chosen by conditioning (shared with :mod:`dpcd.privacy.gdp`,
+    ``log_gaussian_delta``, since μ-GDP is the same curve at u = μ/2, v = ε/μ):
 
     * direct: log Φ(u − v) + log(1 − exp(ε + log Φ(−u − v) − log Φ(u − v)))
       with ``log_ndtr`` (no underflow, no overflow of e^ε). Its relative error is
@@ -248,28 +250,19 @@ def _log_delta_unit(log_s: float, epsilon: float) -> float:
       δ = φ(w) ∫₀^∞ exp(−wt − t²/2)·(1 − e^{−2ut}) dt,
       evaluated by adaptive quadrature to ~1e-14 relative error. Used when the
       direct form would lose more than ~1e-13.
-    """
-    s = math.exp(log_s)
-    u = 0.5 / s
-    v = epsilon * s
-    w = v - u
-    if w > 0.0 and w**3 > 2e3 * u:
-        def integrand(t: float) -> float:
-            return math.exp(-w * t - 0.5 * t * t) * -math.expm1(-2.0 * u * t)
 
-        # The integrand decays at least like exp(-w t); split at the bulk.
-        cut = min(50.0 / w, 40.0)
-        head, _ = integrate.quad(integrand, 0.0, cut, epsabs=0.0, epsrel=2e-14, limit=200)
-        tail, _ = integrate.quad(integrand, cut, math.inf, epsabs=0.0, epsrel=2e-14, limit=200)
-        total = head + tail
-        if total <= 0.0:
-            return -math.inf
-        return -0.5 * w * w - 0.5 * math.log(2.0 * math.pi) + math.log(total)
-    log_a = float(special.log_ndtr(u - v))
-    diff = epsilon + float(special.log_ndtr(-u - v)) - log_a
-    if diff >= 0.0:  # only through rounding once δ has underflowed
-        return -math.inf
-    return log_a + math.log(-math.expm1(diff))
+    Above ε = :data:`dpcd.privacy.gdp.LARGE_EPSILON` (1e10), neither can be
+    evaluated in doubles (u − v cancels to ~1e-16·√ε); there the upper bound
+    log Φ((u − v)⁺) of :func:`dpcd.privacy.gdp.large_epsilon_log_delta` (u − v
+    rounded up by its error bound, the exp of ``log_s`` included) is returned, so
+    a σ calibrated on it is still (ε, δ)-DP.
+    """
+    if -log_s > 709.0:  # Δ/σ beyond the largest double: no noise to speak of, δ = 1
+        return 0.0
+    if epsilon > LARGE_EPSILON:
+        return large_epsilon_log_delta(epsilon, math.exp(-log_s), log_s)
+    s = math.exp(log_s)
+    return log_gaussian_delta(0.5 / s, epsilon * s, epsilon)
 
 
 def analytic_gaussian_delta(sigma: float, *, sensitivity: float, epsilon: float) -> float:
@@ -335,6 +328,8 @@ def analytic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
         if excess(root) <= 0.0:
             break
         root = math.nextafter(root, math.inf)
+    if epsilon > LARGE_EPSILON:  # margin for a re-evaluation after rounding (see _log_delta_unit)
+        root += 1e-12
     return sensitivity * math.exp(root)
 
 
@@ -760,6 +755,13 @@ def advanced_composition(
     (1.2302, 1.3e-06)
     >>> advanced_composition([], 0.0, 1e-6)
     (0.0, 1e-06)
+
+    A step with e^{ε_i} beyond the largest double makes the bound ε' = ∞
+    (true, and vacuous: the ledger then reports basic composition), without
+    an overflow warning:
+
+    >>> advanced_composition([1e3], 0.0, 1e-6)
+    (inf, 1e-06)
     """
     delta_prime = check_delta(delta_prime, "delta_prime")
     try:
@@ -779,9 +781,10 @@ def advanced_composition(
         raise ValueError(f"deltas must be a scalar or have one entry per epsilon ({eps.size}), got {dl.size}")
     if dl.size and (np.isnan(dl).any() or np.any(dl < 0) or np.any(dl >= 1)):
         raise ValueError("deltas must all lie in [0, 1)")
-    epsilon = math.sqrt(2.0 * math.log(1.0 / delta_prime) * float(np.sum(eps**2))) + float(
-        np.sum(eps * np.expm1(eps))
-    )
+    with np.errstate(over="ignore"):  # e^{ε_i} or ε_i² beyond the largest double: the bound is ∞, not an error
+        epsilon = math.sqrt(2.0 * math.log(1.0 / delta_prime) * float(np.sum(eps**2))) + float(
+            np.sum(eps * np.expm1(eps))
+        )
     return epsilon, float(np.sum(dl)) + delta_prime
 
 
@@ -797,10 +800,16 @@ def advanced_composition_k(
     (6.3082, 1.1e-05)
     >>> round(eps, 10) == round(advanced_composition([0.1] * 100, 1e-7, 1e-6)[0], 10)   # the homogeneous case
     True
+
+    Where e^ε (ε > 709.78) or the product overflows, ε' is ∞ (true and vacuous), not an ``OverflowError``:
+
+    >>> advanced_composition_k(1e3, 0.0, 2, 1e-6)
+    (inf, 1e-06)
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
     k = check_int(k, "k", minimum=1)
     delta_prime = check_delta(delta_prime, "delta_prime")
-    eps_total = math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+    growth = math.expm1(epsilon) if epsilon < 709.0 else math.inf  # e^709 < 1.8e308 < e^710
+    eps_total = math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * epsilon + k * epsilon * growth
     return eps_total, k * delta + delta_prime

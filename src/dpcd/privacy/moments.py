@@ -185,7 +185,8 @@ def moment_release_worst_case(name: str, charge: str, *, epsilon_total: float, d
         first, second = split_mu(mu, spread_share)
         stages = [(spread_charge, first), (charge, second)]
     for label, part in stages:
-        ledger.charge(label, epsilon=gdp_epsilon(part, delta), delta=delta, kind="gaussian", sensitivity=1.0,
+        ledger.charge(label, epsilon=gdp_epsilon(part, delta, positive=True), delta=delta, kind="gaussian",
+                      sensitivity=1.0,
                       scale=1.0 / part)
     return WorstCase(name, REPLACE_ONE, epsilon_total, delta, public, theorem, "gdp", ledger,
                      {"epsilon_total": epsilon_total, "delta": delta, "mu": mu, "spread_share": float(spread_share)})

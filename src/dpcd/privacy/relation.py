@@ -27,6 +27,11 @@ replace-one: P[M(D) ∈ E] ≤ e^ε(e^ε P[M(D′) ∈ E] + δ) + δ.
 :func:`convert` does exactly that; the converse does not hold (a replace-one
 guarantee may reveal n, so it gives no add/remove guarantee) and is refused.
 
+Both directions are computed without overflow for every finite ε: the δ of
+:func:`convert` as min(1, exp(ln δ + ε + ln(1 + e^{−ε}))) in logs once e^ε
+would overflow, the δ of :func:`needed` as δ·e^{−ε/2}/(1 + e^{−ε/2}), which
+only ever underflows towards 0 (a smaller δ is always a safe target).
+
 Examples
 --------
 >>> convert(1.0, 0.0, source="add/remove", target="replace")
@@ -35,6 +40,10 @@ Examples
 (1.0, 0.0)
 >>> REPLACE_ONE.n_public, ADD_REMOVE.n_public
 (True, False)
+>>> convert(1e6, 1e-6, source="add/remove", target="replace")   # e^ε overflows: the δ is 1 (vacuous)
+(2000000.0, 1.0)
+>>> needed(1e6, 1e-6, source="add/remove", target="replace")    # δ e^{-ε/2} underflows: pure DP is needed
+(500000.0, 0.0)
 
 References
 ----------
@@ -110,22 +119,53 @@ def relation(value: str | Relation) -> Relation:
     return RELATIONS[key]
 
 
-def _checked(epsilon, delta, source, target) -> tuple[Relation, Relation, float, float]:
+def _checked(epsilon, delta, source, target, *, vacuous: bool = False) -> tuple[Relation, Relation, float, float]:
+    """The relations and the validated (ε, δ); ``vacuous`` also admits δ = 1 (a guarantee that says nothing)."""
+    if vacuous and not isinstance(delta, bool) and isinstance(delta, (int, float)) and delta == 1:
+        return relation(source), relation(target), check_epsilon(epsilon), 1.0
     return relation(source), relation(target), check_epsilon(epsilon), check_delta(delta, allow_zero=True)
+
+
+_LOG_MARGIN = 1e-12
+"""Relative amount by which a δ computed through logarithms is rounded up (it covers their rounding, ~1e-13)."""
+
+
+def _group_delta(epsilon: float, delta: float) -> float:
+    """min(1, (1 + e^ε)·δ) for every finite ε ≥ 0 and δ ∈ [0, 1], never below the exact value.
+
+    While e^ε is finite (ε < 700) the product is formed directly, as before. Beyond, in logs:
+    ln((1 + e^ε)δ) = ln δ + ε + ln(1 + e^{−ε}), which is ≥ 0 (δ = 1) unless δ < e^{−ε}; the exponential
+    of a negative log is rounded up by :data:`_LOG_MARGIN` so that the result stays an upper bound.
+    """
+    if delta == 0.0:
+        return 0.0
+    if epsilon < 700.0:
+        return min(1.0, (1.0 + math.exp(epsilon)) * delta)
+    log_value = math.log(delta) + epsilon + math.log1p(math.exp(-epsilon))
+    if log_value >= 0.0:
+        return 1.0
+    return min(1.0, math.exp(log_value) * (1.0 + _LOG_MARGIN))
 
 
 def convert(epsilon: float, delta: float, *, source: str | Relation, target: str | Relation) -> tuple[float, float]:
     """The (ε, δ) under ``target`` implied by an (ε, δ)-DP guarantee proven under ``source``.
 
-    Same relation: unchanged. add/remove → replace: (2ε, (1 + e^ε)δ) (group
-    privacy for two records). replace → add/remove: refused (``ValueError``),
-    since a replace-one guarantee says nothing about data sets of different size.
+    Same relation: unchanged. add/remove → replace: (2ε, min(1, (1 + e^ε)δ))
+    (group privacy for two records), computed without overflow for every
+    finite ε (:func:`_group_delta`: in logs once e^ε would overflow; δ = 1,
+    the vacuous guarantee, as soon as (1 + e^ε)δ ≥ 1). ``delta`` may be 1 (a
+    vacuous guarantee converts to a vacuous one). replace → add/remove: refused
+    (``ValueError``), since a replace-one guarantee says nothing about data
+    sets of different size.
+
+    >>> convert(800.0, 1e-300, source="add/remove", target="replace")   # (1 + e^800)·1e-300 > 1
+    (1600.0, 1.0)
     """
-    src, dst, epsilon, delta = _checked(epsilon, delta, source, target)
+    src, dst, epsilon, delta = _checked(epsilon, delta, source, target, vacuous=True)
     if src == dst:
         return epsilon, delta
     if src is ADD_REMOVE and dst is REPLACE_ONE:
-        return 2.0 * epsilon, min(1.0, (1.0 + math.exp(epsilon)) * delta)
+        return 2.0 * epsilon, _group_delta(epsilon, delta)
     raise ValueError(
         "a guarantee proven under replace-one (n public) gives no add/remove guarantee; "
         "choose relation='replace' or an algorithm proven under add/remove"
@@ -136,14 +176,28 @@ def needed(epsilon: float, delta: float, *, source: str | Relation, target: str 
     """The largest (ε, δ) under ``source`` whose :func:`convert` to ``target`` is within (epsilon, delta).
 
     The inverse of :func:`convert`, used to calibrate an algorithm proven under
-    ``source`` for a release stated under ``target``.
+    ``source`` for a release stated under ``target``. add/remove → replace:
+    (ε/2, δ/(1 + e^{ε/2})), computed as δ·e^{−ε/2}/(1 + e^{−ε/2}), which does
+    not overflow for any finite ε (it underflows to 0 once e^{−ε/2}·δ is below
+    the smallest double: the source must then be pure ε/2-DP). The δ is
+    lowered by an ulp where rounding would make its :func:`convert` exceed
+    ``delta``, so the round trip never exceeds the request.
+
+    >>> needed(2000.0, 0.1, source="add/remove", target="replace")
+    (1000.0, 0.0)
     """
     src, dst, epsilon, delta = _checked(epsilon, delta, source, target)
     if src == dst:
         return epsilon, delta
     if src is ADD_REMOVE and dst is REPLACE_ONE:
         half = epsilon / 2.0
-        return half, delta / (1.0 + math.exp(half))
+        shrink = math.exp(-half)
+        native = delta * shrink / (1.0 + shrink)
+        if native > 0.0 and _group_delta(half, native) > delta:
+            native *= 1.0 - 4.0 * _LOG_MARGIN  # covers the logs' round-up; then ulps
+        while native > 0.0 and _group_delta(half, native) > delta:
+            native = math.nextafter(native, 0.0)
+        return half, native
     convert(1.0, 0.0, source=src, target=dst)  # raises the explanatory error
     raise AssertionError("unreachable")  # pragma: no cover
 

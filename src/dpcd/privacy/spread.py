@@ -207,7 +207,7 @@ def narrow_and_charge(box: np.ndarray, ledger: PrivacyLedger, *, mu: float, shar
     first, second = split_mu(mu, share)
     narrowed, edges = private_spread_box(box, mu=first, k=k, rng=rng, how=how)
     sensitivity = spread_sensitivity(box.shape[1])
-    ledger.charge(charge, epsilon=gdp_epsilon(first, delta), delta=delta, kind="gaussian",
+    ledger.charge(charge, epsilon=gdp_epsilon(first, delta, positive=True), delta=delta, kind="gaussian",
                   sensitivity=sensitivity, scale=sensitivity / first,
                   note=f"sums and squares of {box.shape[1]} columns, {first:.4g}-GDP; box mean ± {k:g} sd, {how}")
     return narrowed, second, edges
