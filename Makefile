@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PROFILE ?= quick
-JOBS   ?= 1
+JOBS   ?= 2
 OUT    ?= results
 ARGS   ?=
 

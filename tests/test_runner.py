@@ -315,3 +315,58 @@ def test_default_output_is_untracked_and_seeded_from_the_committed_run_of_the_sa
     assert json.loads((tmp_path / "new" / "grid" / "run.json").read_text())["time_profile"]["imported_from_archive"] == 6
     reproduce("quick", out=tmp_path / "other", notebooks_dir=notebooks, progress=False)
     assert json.loads((tmp_path / "other" / "grid" / "run.json").read_text())["time_profile"]["imported_from_archive"] == 0
+
+
+class _Manager:
+    """The two things of papermill's NotebookExecutionManager that the progress line uses."""
+
+    def __init__(self, cells):
+        self.nb = nbformat.v4.new_notebook(cells=cells)
+        self.completed = []
+
+    def cell_complete(self, cell, cell_index=None, **kwargs):
+        self.completed.append(cell_index)
+
+
+def test_progress_counts_code_cells_and_beats_off_a_terminal():
+    """Off a terminal: the notebook's one line, a line per ``interval`` while it runs, then ``done in``."""
+    import io
+    import time
+
+    from dpcd_papers.runner import _Progress
+
+    short = io.StringIO()
+    progress = _Progress("[1/2] a (smoke)", short, interval=60)
+    progress.start()
+    progress.finish("done in 0.1 s")
+    assert short.getvalue() == "[1/2] a (smoke) ... done in 0.1 s\n"
+
+    long = io.StringIO()
+    manager = _Manager([nbformat.v4.new_markdown_cell("# a"), nbformat.v4.new_code_cell("1"),
+                        nbformat.v4.new_code_cell("2")])
+    progress = _Progress("[2/2] b (quick)", long, interval=0.05)
+    progress.start()
+    progress.watch(manager)
+    for index, cell in enumerate(manager.nb.cells):
+        manager.cell_complete(cell, cell_index=index)
+    assert manager.completed == [0, 1, 2] and progress.done == 2 and progress.total == 2
+    time.sleep(0.3)
+    progress.finish("done in 0.3 s")
+    lines = long.getvalue().splitlines()
+    assert lines[0] == "[2/2] b (quick) ..."
+    assert re.fullmatch(r"\[2/2\] b \(quick\): 2/2 cells done, 0:00 elapsed", lines[1]), lines
+    assert lines[-1] == "[2/2] b (quick) done in 0.3 s"
+
+
+def test_kernel_is_not_interrupted_on_its_way_to_a_shutdown():
+    """jupyter_client's SIGINT before a shutdown printed KeyboardInterrupt messages of an idle kernel's workers."""
+    import asyncio
+
+    from dpcd_papers.runner import _kernel_manager_class
+
+    for same_interpreter in (True, False):
+        manager = _kernel_manager_class(same_interpreter)()
+        with pytest.raises(RuntimeError, match="No kernel is running"):  # any other time: interrupted as usual
+            asyncio.run(manager._async_interrupt_kernel())
+        manager.shutting_down = True
+        asyncio.run(manager._async_interrupt_kernel())  # nothing sent, nothing raised

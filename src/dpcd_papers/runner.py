@@ -30,12 +30,24 @@ The kernel is always the Python interpreter running the runner
 (``sys.executable``), whatever kernelspecs are installed: the runner hands
 papermill a kernel manager whose only kernelspec launches
 ``sys.executable -m ipykernel_launcher``. Pass ``kernel_name`` to use an
-installed kernelspec instead.
+installed kernelspec instead. Either way a finished notebook's kernel is shut
+down without the SIGINT jupyter_client sends first by default, which only made
+the idle kernel and its worker processes print ``KeyboardInterrupt`` messages,
+and what the kernel process writes outside its cells (ipykernel's log, asyncio
+at exit) goes to ``<out>/<name>/kernel.log`` (kept only when not empty; git
+ignores it), not between the runner's progress lines.
+
+Progress
+    Each notebook gets one line on stdout, ``[1/9] name (profile) ...``, that
+    counts its code cells done and the time elapsed (rewritten every second on
+    a terminal, a new line every minute in a log), and ends with
+    ``done in … s`` or ``FAILED after … s``.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import os
 import platform
@@ -61,6 +73,8 @@ _PACKAGES = (
 )
 _KERNEL_NAME = "dpcd-python"
 CACHE_FOLDER = ".cache"
+KERNEL_LOG = "kernel.log"
+"""What the kernel process wrote outside its cells (kept in ``<out>/<name>/`` only when not empty)."""
 _HOT_SPOTS = 5
 
 
@@ -104,8 +118,23 @@ def find_notebooks(notebooks_dir: str | os.PathLike[str] | None = None, only: st
     return sorted(chosen)
 
 
-def _kernel_manager_class() -> type:
-    """A jupyter kernel manager whose kernelspec runs ``sys.executable``."""
+def _kernel_manager_class(same_interpreter: bool = True, log: Any = None) -> type:
+    """A jupyter kernel manager that shuts its kernel down without a SIGINT and writes the kernel process's own
+    output to ``log``; with ``same_interpreter``, its kernelspec runs ``sys.executable`` whatever the kernel's name.
+
+    jupyter_client interrupts a kernel (SIGINT to its whole process group) before every shutdown, in case a cell
+    is still running. The runner shuts a kernel down only after its notebook finished or failed, when nothing is
+    running, so the signal only reaches what is idle or starting: the kernel logs ``[IPKernelApp] ERROR |
+    KeyboardInterrupt caught in kernel`` and joblib's worker processes print a ``KeyboardInterrupt`` traceback on
+    the terminal. Without it the shutdown request ends the kernel, and a kernel that does not end gets SIGTERM,
+    then SIGKILL, after ``shutdown_wait_time`` as before. An interrupt at any other time (a cell's timeout) is
+    sent as usual.
+
+    ``log`` (an open file, or None for the runner's own streams) receives what the kernel process and its
+    workers write to their standard streams outside any cell — ipykernel's log lines and asyncio's messages at
+    exit (``Task was destroyed but it is pending!``) — which would otherwise interleave with the runner's
+    progress lines. What a cell prints reaches the notebook as before.
+    """
     from jupyter_client import AsyncKernelManager
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
     from traitlets import default
@@ -121,7 +150,24 @@ def _kernel_manager_class() -> type:
             spec["display_name"] = f"Python {platform.python_version()} (dpcd)"
             return KernelSpec(resource_dir=RESOURCES, **spec)
 
-    class SameInterpreterKernelManager(AsyncKernelManager):
+    class QuietShutdownKernelManager(AsyncKernelManager):
+        """Kernel manager that does not interrupt its kernel on the way to a shutdown."""
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            if log is not None:
+                kw.setdefault("stdout", log)
+                kw.setdefault("stderr", log)
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    if not same_interpreter:
+        return QuietShutdownKernelManager
+
+    class SameInterpreterKernelManager(QuietShutdownKernelManager):
         """Kernel manager launching ``sys.executable -m ipykernel_launcher``."""
 
         @default("kernel_spec_manager")
@@ -136,6 +182,133 @@ def _kernel_manager_class() -> type:
             return "auto" if zmq.has("curve") else "disabled"
 
     return SameInterpreterKernelManager
+
+
+def _clock(seconds: float) -> str:
+    """Elapsed seconds as ``m:ss`` or ``h:mm:ss``.
+
+    >>> _clock(5.2), _clock(754), _clock(3725)
+    ('0:05', '12:34', '1:02:05')
+    """
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class _Progress:
+    """One notebook's progress line: code cells finished / in the notebook, and the time since it started.
+
+    On a terminal the line is rewritten every ``tick`` seconds and after every cell; elsewhere (a pipe, a log
+    file) a line is added every ``interval`` seconds, so a notebook that takes less keeps its one line
+    ``[1/9] name (profile) ... done in 12.3 s``.
+    """
+
+    def __init__(self, label: str, stream: Any = None, *, interval: float = 60.0, tick: float = 1.0) -> None:
+        import threading
+
+        self.label = label
+        self.stream = sys.stdout if stream is None else stream
+        isatty = getattr(self.stream, "isatty", None)
+        self.live = bool(isatty()) if callable(isatty) else False
+        self.every = tick if self.live else interval
+        self.total = 0
+        self.done = 0
+        self.started = time.perf_counter()
+        self._open = False  # off a terminal: the label's line still waits for its ending
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="dpcd-progress", daemon=True)
+
+    def start(self) -> None:
+        with self._lock:
+            self._write(f"\r\033[K{self.label} ... starting the kernel" if self.live else f"{self.label} ...")
+            self._open = not self.live
+        self._thread.start()
+
+    def watch(self, manager: Any) -> None:
+        """Count ``manager``'s code cells and report each one papermill finishes (a ``NotebookExecutionManager``)."""
+        self.total = sum(cell.get("cell_type") == "code" for cell in manager.nb.cells)
+        complete = manager.cell_complete
+
+        def cell_complete(cell: Any, cell_index: int | None = None, **kwargs: Any) -> Any:
+            result = complete(cell, cell_index=cell_index, **kwargs)
+            if cell.get("cell_type") == "code":
+                with self._lock:
+                    self.done += 1
+                    if self.live:
+                        self._show()
+            return result
+
+        manager.cell_complete = cell_complete
+
+    def _status(self) -> str:
+        elapsed = _clock(time.perf_counter() - self.started)
+        if not self.total:
+            return f"starting the kernel, {elapsed} elapsed"
+        return f"{self.done}/{self.total} cells done, {elapsed} elapsed"
+
+    def _show(self) -> None:
+        self._write(f"\r\033[K{self.label} ... {self._status()}")
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every):
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                if self.live:
+                    self._show()
+                else:
+                    self._write(("\n" if self._open else "") + f"{self.label}: {self._status()}\n")
+                    self._open = False
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+    def finish(self, text: str) -> None:
+        """Stop the beat and end the notebook's line with ``text`` (e.g. ``done in 12.3 s``)."""
+        self.stop()
+        with self._lock:
+            if self.live:
+                self._write(f"\r\033[K{self.label} ... {text}\n")
+            elif self._open:
+                self._write(f" {text}\n")
+            else:
+                self._write(f"{self.label} {text}\n")
+            self._open = False
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+
+_ENGINE_NAME = "dpcd-progress"
+
+
+@functools.lru_cache(maxsize=1)
+def _progress_engine_class() -> type:
+    from papermill.engines import NBClientEngine
+
+    class ProgressEngine(NBClientEngine):
+        """papermill's nbclient engine; the keyword ``dpcd_progress`` (a :class:`_Progress`) watches the cells."""
+
+        @classmethod
+        def execute_managed_notebook(cls, nb_man: Any, kernel_name: str, dpcd_progress: _Progress | None = None,
+                                     **kwargs: Any) -> Any:
+            if dpcd_progress is not None:
+                dpcd_progress.watch(nb_man)
+            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+
+    return ProgressEngine
+
+
+def _progress_engine() -> str:
+    """Register papermill's nbclient engine that reports finished cells to a :class:`_Progress`; its name."""
+    from papermill.engines import papermill_engines
+
+    papermill_engines.register(_ENGINE_NAME, _progress_engine_class())
+    return _ENGINE_NAME
 
 
 def default_out_dir() -> Path:
@@ -332,7 +505,8 @@ def reproduce(
     keep_going
         Run the remaining notebooks after a failure, then raise for the first one.
     progress
-        Print one progress line per notebook.
+        Print each notebook's progress on stdout: code cells done / total and the elapsed time, rewritten in
+        place on a terminal (every second) and a line a minute elsewhere; then ``done in … s``.
     parameters
         Further notebook parameters (papermill's ``-p NAME VALUE``), e.g.
         ``{"seed": 3}``, injected after the notebook's ``parameters`` cell into
@@ -366,9 +540,7 @@ def reproduce(
 
     import papermill as pm
 
-    engine_kwargs: dict[str, Any] = {}
-    if kernel_name is None:
-        engine_kwargs["kernel_manager_class"] = _kernel_manager_class()
+    engine = _progress_engine()
     executed_paths: list[Path] = []
     failures: list[NotebookError] = []
     for number, notebook in enumerate(notebooks, start=1):
@@ -384,33 +556,48 @@ def reproduce(
         reused = _import_archive([target / CELLS_ARCHIVE, *_committed_archive(name, profile, target)], cache)
         injected = {**extra, "profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent),
                     "cache_dir": _injected_path(cache, notebook.parent)}
-        if progress:
-            print(f"[{number}/{len(notebooks)}] {name} ({profile}) ...", end=" ", flush=True)
+        reporter = _Progress(f"[{number}/{len(notebooks)}] {name} ({profile})") if progress else None
         started = time.perf_counter()
         date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        kernel_log = target / KERNEL_LOG
+        log = open(kernel_log, "w", encoding="utf-8")  # noqa: SIM115 - closed in the finally below
+        manager_class = _kernel_manager_class(same_interpreter=kernel_name is None, log=log)
         try:
+            if reporter is not None:
+                reporter.start()
             pm.execute_notebook(
                 os.fspath(notebook),
                 os.fspath(partial),
                 parameters=injected,
+                engine_name=engine,
                 kernel_name=kernel_name or _KERNEL_NAME,
                 language="python",
                 progress_bar=False,
                 cwd=os.fspath(notebook.parent),
-                **engine_kwargs,
+                kernel_manager_class=manager_class,
+                dpcd_progress=reporter,
             )
         except Exception as error:  # noqa: BLE001 - reported with the notebook's name
             seconds = time.perf_counter() - started
             if partial.exists():
                 os.replace(partial, failed)
             executed.unlink(missing_ok=True)  # a copy from an earlier run would be misleading
-            failure = NotebookError(name, _describe_failure(name, error, failed), failed if failed.exists() else None)
-            if progress:
-                print(f"FAILED after {seconds:.1f} s", flush=True)
+            message = _describe_failure(name, error, failed)
+            if kernel_log.stat().st_size:
+                message += f" (the kernel's own messages: {kernel_log})"
+            failure = NotebookError(name, message, failed if failed.exists() else None)
+            if reporter is not None:
+                reporter.finish(f"FAILED after {seconds:.1f} s")
             if not keep_going:
                 raise failure from error
             failures.append(failure)
             continue
+        finally:
+            if reporter is not None:
+                reporter.stop()  # also on KeyboardInterrupt
+            log.close()
+            if kernel_log.stat().st_size == 0:
+                kernel_log.unlink()
         seconds = time.perf_counter() - started
         os.replace(partial, executed)
         failed.unlink(missing_ok=True)
@@ -430,8 +617,8 @@ def reproduce(
         }
         atomic_write_text(target / RUN_INFO, json.dumps(info, indent=2) + "\n")
         executed_paths.append(executed)
-        if progress:
-            print(f"done in {seconds:.1f} s", flush=True)
+        if reporter is not None:
+            reporter.finish(f"done in {seconds:.1f} s")
     if len(failures) == 1:
         raise failures[0]
     if failures:
