@@ -307,3 +307,66 @@ def rank_table(summary: pd.DataFrame, *, metric: str = "f1", higher_is_better: b
              .reset_index()
              .sort_values(["epsilon", "mean_rank"]))
     return table
+
+
+def minimal_separator_size(dag: Any, u: str, v: str, *, largest: int = 3) -> int:
+    """Size of the smallest set that d-separates ``u`` and ``v`` in ``dag`` (searched among their ancestors up to
+    ``largest``; ``largest + 1`` when none that small exists — always so for adjacent nodes).
+
+    >>> import networkx as nx
+    >>> chain = nx.DiGraph([("a", "b"), ("b", "c")])
+    >>> minimal_separator_size(chain, "a", "c"), minimal_separator_size(nx.DiGraph([("a", "c"), ("b", "c")]), "a", "b")
+    (1, 0)
+    """
+    import itertools
+
+    import networkx as nx
+
+    if nx.is_d_separator(dag, {u}, {v}, set()):
+        return 0
+    pool = sorted((nx.ancestors(dag, u) | nx.ancestors(dag, v)) - {u, v})
+    for size in range(1, largest + 1):
+        if any(nx.is_d_separator(dag, {u}, {v}, set(subset)) for subset in itertools.combinations(pool, size)):
+            return size
+    return largest + 1
+
+
+def loss_diagnosis(dag: Any, released: Any, ceiling: Any) -> dict[str, int]:
+    """Where a private run's skeleton F1 is lost against the truth ``dag`` and against non-private PC (``ceiling``, a
+    CPDAG on the same data): counts of true edges the run removed, by the order that removed them (the size of the
+    separating set it stored, from ``released.sepsets``) and whether PC kept them (``private_only``) or lost them too
+    (``both``); of released edges the truth lacks, by the size of the truth's smallest separating set; and of edges
+    found by both whose mark differs from the true CPDAG's (orientation errors). A diagnostic for the benchmark, read
+    from the exact truth: never part of a release.
+
+    >>> import networkx as nx
+    >>> from dpcd.discovery import pc
+    >>> from dpcd.datasets import load_bnlearn
+    >>> sample = load_bnlearn("asia", 3_000, rng=0)
+    >>> found = pc(sample.data, ci_test="g2", alpha=0.01)
+    >>> counts = loss_diagnosis(sample.dag, found, found.cpdag)
+    >>> sum(v for k, v in counts.items() if k.startswith("missed")) == 8 - len(found.skeleton & {frozenset(e) for e in sample.dag.to_undirected().edges})
+    True
+    """
+    from collections import Counter
+
+    from dpcd.graphs import directed_edges
+
+    truth = {frozenset(e) for e in dag.to_undirected().edges}
+    mine = {frozenset(e) for e in released.cpdag.to_undirected().edges}
+    theirs = {frozenset(e) for e in ceiling.to_undirected().edges}
+    counts: Counter = Counter()
+    for edge in truth - mine:
+        order = len(released.sepsets[edge]) if edge in released.sepsets else "untested"
+        counts[f"missed at order {order}, {'private_only' if edge in theirs else 'both'}"] += 1
+    for edge in mine - truth:
+        u, v = sorted(edge)
+        counts[f"extra, smallest true separator {minimal_separator_size(dag, u, v)}, "
+               f"{'private_only' if edge not in theirs else 'both'}"] += 1
+    true_marks = dag_to_cpdag(dag)
+    arrows, truth_arrows = directed_edges(released.cpdag), directed_edges(true_marks)
+    for edge in mine & truth:
+        u, v = tuple(edge)
+        if (((u, v) in arrows) != ((u, v) in truth_arrows)) or (((v, u) in arrows) != ((v, u) in truth_arrows)):
+            counts["orientation error on a true edge"] += 1
+    return dict(sorted(counts.items()))
