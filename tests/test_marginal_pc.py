@@ -11,7 +11,7 @@ import pytest
 import dpcd
 from dpcd.ci.noisy import noisy_table_test, pairwise_screen_test
 from dpcd.datasets import load_bnlearn
-from dpcd.discovery.marginal_pc import DEFAULT_NOISE_RATIO, MARGINAL_PC, marginal_pc, order_weights, worst_case
+from dpcd.discovery.marginal_pc import DEFAULT_NOISE_RATIO, MARGINAL_PC, ORDER0_SHARE, marginal_pc, order_weights, worst_case
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu
 from dpcd.privacy.mechanisms import analytic_gaussian_delta
@@ -35,7 +35,7 @@ def test_gdp_inverses_and_composition():
         assert gdp_epsilon(mu, delta) == pytest.approx(epsilon, rel=1e-9)
     assert compose_gdp(*([0.1] * 100)) == pytest.approx(1.0)
     weights = order_weights(3)
-    assert weights.sum() == pytest.approx(1.0) and weights[0] == 0.3
+    assert weights.sum() == pytest.approx(1.0) and weights[0] == ORDER0_SHARE == 0.5
     mu = gdp_mu(1.0, 1e-6)
     assert compose_gdp(*(mu * np.sqrt(weights))) == pytest.approx(mu)  # the orders compose back to the total
 

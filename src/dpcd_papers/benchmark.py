@@ -147,15 +147,21 @@ def _over_budget(spec, *, p: int, n: int, epsilon: float, delta: float, max_orde
 
 @functools.lru_cache(maxsize=256)
 def _auto_pick(schema_json: str, n: int, epsilon: float, delta: float, alpha: float, dependence: str = "linear"
-               ) -> str:
-    """``discover``'s auto pick for a schema (public inputs only; memoised: it is a pure function of them).
+               ) -> tuple[str, float, float]:
+    """``discover``'s auto pick for a schema and that pick's forecast: (name, expected skeleton F1, expected CPDAG F1).
 
-    ``dependence`` is what a holder of that data would state (:data:`dpcd.statements.DEPENDENCE`): ``"nonlinear"``
-    for the nonlinear synthetic set, whose model is known before any draw, ``"linear"`` for every other set.
+    Public inputs only (memoised: a pure function of them). ``dependence`` is what a holder of that data would state
+    (:data:`dpcd.statements.DEPENDENCE`): ``"nonlinear"`` for the nonlinear synthetic set, whose model is known
+    before any draw, ``"linear"`` for every other set. The expected F1s are NaN where no forecast ran.
     """
-    spec, _ = choose_by_forecast(Schema.from_json(schema_json), n=n, epsilon=epsilon, delta=delta, alpha=alpha,
-                                 dependence=dependence)
-    return spec.name
+    spec, result = choose_by_forecast(Schema.from_json(schema_json), n=n, epsilon=epsilon, delta=delta, alpha=alpha,
+                                      dependence=dependence)
+    expected = (np.nan, np.nan)
+    if result is not None:
+        rows = result.table[(result.table["algorithm"] == spec.name) & (result.table["status"] == "ok")]
+        if len(rows):
+            expected = (float(rows["skeleton_f1"].iloc[0]), float(rows["cpdag_f1"].iloc[0]))
+    return spec.name, *expected
 
 
 def _ceiling(sample: Dataset, truth, alpha: float, *, binned: bool = False) -> dict[str, Any]:
@@ -197,7 +203,8 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     if algorithm in ("pc", "pc_binned"):
         return [_ceiling(sample, truth, alpha, binned=algorithm == "pc_binned")]
     dependence = "nonlinear" if dataset == "nonlinear" else "linear"  # the holder's statement (see _auto_pick)
-    picked = _auto_pick(schema.dumps(), n, epsilon, delta, alpha, dependence) if algorithm == "auto" else algorithm
+    picked, expected_skeleton, expected_f1 = _auto_pick(schema.dumps(), n, epsilon, delta, alpha, dependence) \
+        if algorithm == "auto" else (algorithm, np.nan, np.nan)
     spec = ALGORITHMS[picked]
     view = view_for(schema, spec)
     p = len(view)
@@ -223,7 +230,7 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
                            "epsilon_guarantee": guarantee["epsilon"], "delta_guarantee": guarantee["delta"],
                            "within_budget": bool(guarantee["epsilon"] <= epsilon * (1 + 1e-9)
                                                  and guarantee["delta"] <= delta * (1 + 1e-9)),
-                           "error": ""}
+                           "error": "", "forecast_skeleton_f1": expected_skeleton, "forecast_f1": expected_f1}
     data = view.encode(sample.data) if spec.data == "categorical" and dataset_kind(dataset) == "numeric" \
         else sample.data
     try:
@@ -259,6 +266,9 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     summary["runs"] = grouped.size()
     summary["within_budget"] = grouped["within_budget"].all()
     summary["errors"] = grouped["error"].apply(lambda e: int((e != "").sum()))
+    if "forecast_skeleton_f1" in results:  # auto's rows: what its forecast expected, beside the realised mean
+        summary["forecast_skeleton_f1"] = grouped["forecast_skeleton_f1"].mean()
+        summary["forecast_f1"] = grouped["forecast_f1"].mean()
     picked = results["picked"] if "picked" in results else pd.Series("", index=results.index)
     summary["picked"] = picked.groupby([results["dataset"], results["label"], results["epsilon"]], sort=False) \
         .agg(lambda v: v.mode().iloc[0] if len(v.mode()) else "")
@@ -370,3 +380,32 @@ def loss_diagnosis(dag: Any, released: Any, ceiling: Any) -> dict[str, int]:
         if (((u, v) in arrows) != ((u, v) in truth_arrows)) or (((v, u) in arrows) != ((v, u) in truth_arrows)):
             counts["orientation error on a true edge"] += 1
     return dict(sorted(counts.items()))
+
+
+def diagnose_cell(*, dataset: str, epsilon: float, delta: float, n: int, rng: RngLike, alpha: float = 0.05
+                  ) -> list[dict[str, Any]]:
+    """One Marginal-PC release (``discover``'s parameters at total (epsilon, delta), replace-one) on a fresh sample of
+    the categorical ``dataset``, with non-private G² PC (α = 0.01) on the same data: the :func:`loss_diagnosis`
+    counts, one row per kind of loss, with both runs' skeleton and CPDAG F1 (columns ``count``, ``kind``)."""
+    epsilon = check_epsilon(epsilon)
+    generator = as_rng(rng)
+    sample = load_dataset(dataset, n, generator)
+    if dataset_kind(dataset) != "categorical":
+        raise ValueError(f"dataset must be categorical for a loss diagnosis, got {dataset!r}")
+    schema = sample.schema()
+    truth = dag_to_cpdag(sample.dag)
+    spec = ALGORITHMS["marginal_pc"]
+    view = view_for(schema, spec)
+    limits = default_limits(view, spec, n)
+    calibration = calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation="replace",
+                            max_order=limits.max_order)
+    released = run_algorithm(spec, sample.data, view, calibration, alpha=alpha, rng=generator,
+                             max_tests=limits.max_tests)
+    ceiling = pc(sample.data, ci_test="g2", alpha=0.01, max_order=limits.max_order)
+    common = {"p": sample.data.shape[1], "true_edges": sample.dag.number_of_edges(),
+              "skeleton_f1": skeleton_prf(released.cpdag, truth)["f1"], "f1": cpdag_pair_prf(released.cpdag, truth)["f1"],
+              "ceiling_skeleton_f1": skeleton_prf(ceiling.cpdag, truth)["f1"],
+              "ceiling_f1": cpdag_pair_prf(ceiling.cpdag, truth)["f1"]}
+    counts = loss_diagnosis(sample.dag, released, ceiling.cpdag)
+    return [{**common, "kind": kind, "count": count} for kind, count in counts.items()] or \
+        [{**common, "kind": "nothing lost", "count": 0}]

@@ -98,6 +98,16 @@ class Decider:
         """
         return False
 
+    def collider(self, x: int, z: int, y: int) -> bool:
+        """Whether the unshielded triple x − z − y, z outside sepset(x, y), is oriented x → z ← y.
+
+        The default, True, is PC's rule. A noisy decider may ask for evidence
+        first (Marginal-PC: x and y dependent given z in its released tables) and
+        return False to leave the triple unoriented; it must read only values it
+        has released (post-processing).
+        """
+        return True
+
     #: set to True in subclasses that implement ``decide_node`` instead of ``decide``
     per_node: bool = False
 
@@ -356,7 +366,8 @@ def _parallel_order(decider: Decider, frozen: list[np.ndarray], order: int, adja
 
 
 def orient(nodes: Sequence[str], adjacency: np.ndarray,
-           sepsets: Mapping[tuple[int, int], tuple[int, ...]]) -> nx.DiGraph:
+           sepsets: Mapping[tuple[int, int], tuple[int, ...]],
+           collider: Callable[[int, int, int], bool] | None = None) -> nx.DiGraph:
     """Orient a skeleton into a CPDAG: unshielded colliders, then Meek's rules R1–R3.
 
     A triple x − z − y with x, y non-adjacent becomes x → z ← y when z is not
@@ -365,7 +376,8 @@ def orient(nodes: Sequence[str], adjacency: np.ndarray,
     undirected, so the result does not depend on the order in which the
     colliders are visited (a CPDAG cannot hold the a ↔ z mark pcalg uses for
     such conflicts). With correct CI decisions no conflict arises and the
-    result is the true CPDAG.
+    result is the true CPDAG. ``collider(x, z, y)``, when given, is asked
+    about each such triple (x < y) and may veto it (:meth:`Decider.collider`).
     """
     n = len(nodes)
     arrows: set[tuple[int, int]] = set()  # (a, z): a → z required by some collider
@@ -374,7 +386,7 @@ def orient(nodes: Sequence[str], adjacency: np.ndarray,
         for x, y in combinations(nbrs, 2):
             if adjacency[x, y]:
                 continue
-            if z not in sepsets.get((min(x, y), max(x, y)), ()):
+            if z not in sepsets.get((min(x, y), max(x, y)), ()) and (collider is None or collider(x, z, y)):
                 arrows.update(((x, z), (y, z)))
     directed = adjacency.copy()  # directed[i, j] and directed[j, i] both True = undirected
     for a, z in arrows:
@@ -398,7 +410,7 @@ def run_pc(nodes: Sequence[str], decider: Decider, *, max_order: int | None = No
     """
     nodes = tuple(str(v) for v in nodes)
     skel = pc_skeleton(len(nodes), decider, max_order=max_order, max_tests=max_tests, n_jobs=n_jobs)
-    cpdag = orient(nodes, skel.adjacency, skel.sepsets)
+    cpdag = orient(nodes, skel.adjacency, skel.sepsets, decider.collider)
     rows, cols = np.nonzero(np.triu(skel.adjacency))
     skeleton = frozenset(frozenset((nodes[i], nodes[j])) for i, j in zip(rows.tolist(), cols.tolist()))
     sepsets = {frozenset((nodes[i], nodes[j])): tuple(nodes[s] for s in S) for (i, j), S in skel.sepsets.items()}
