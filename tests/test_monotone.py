@@ -60,3 +60,19 @@ def test_score_based_algorithms_with_a_subset_do_not_fall_either(name):
                          "skeleton_f1": skeleton_prf(dag_to_cpdag(result.dag), dag_to_cpdag(sample.dag))["f1"]})
     slopes = monotone_table(pd.DataFrame(rows))
     assert len(slopes) == 1 and not slopes["falls"].iloc[0], slopes.to_dict("records")
+
+
+@pytest.mark.parametrize("name", ["marginal_pc", "mst_pc"])
+def test_auto_candidates_do_not_fall_on_a_held_out_network(name):
+    # the categorical candidates of `auto` on a network no constant was chosen on (a report, not a tuning: the test
+    # only reads whether F1 falls); insurance, 27 columns of 2-5 states
+    rows = []
+    for epsilon in EPSILONS:
+        for run in range(RUNS // 2):
+            sample = load_bnlearn("insurance", 5_000, rng=200 + run)
+            found = dpcd.discover(sample.data, schema=sample.schema(), algorithm=name, epsilon=epsilon, rng=run,
+                                  progress=False, forecast_repetitions=0, force=True)
+            rows.append({"label": name, "dataset": "insurance", "epsilon": epsilon,
+                         "skeleton_f1": skeleton_prf(found.graph, dag_to_cpdag(sample.dag))["f1"]})
+    slopes = monotone_table(pd.DataFrame(rows))
+    assert len(slopes) == 1 and not slopes["falls"].iloc[0], slopes.to_dict("records")

@@ -409,3 +409,31 @@ def diagnose_cell(*, dataset: str, epsilon: float, delta: float, n: int, rng: Rn
     counts = loss_diagnosis(sample.dag, released, ceiling.cpdag)
     return [{**common, "kind": kind, "count": count} for kind, count in counts.items()] or \
         [{**common, "kind": "nothing lost", "count": 0}]
+
+
+def held_out_markdown(table: pd.DataFrame, *, epsilons: tuple[float, ...] = (0.3, 1.0, 3.0)) -> str:
+    """The README's held-out table from the notebook's ``benchmark_held_out`` table: per network, ``auto``'s skeleton
+    F1, CPDAG F1 and SHD at each of ``epsilons`` beside non-private PC's (its mean over the budgets' runs), and the
+    forecast's expected skeleton F1 at ε = 1.
+
+    >>> frame = pd.DataFrame({"dataset": ["x", "x"], "epsilon": [0.3, 1.0], "auto picks": ["Marginal-PC"] * 2,
+    ...                       "skeleton F1": [0.5, 0.6], "PC skeleton F1": [0.9, 0.9], "CPDAG F1": [0.3, 0.4],
+    ...                       "PC CPDAG F1": [0.7, 0.7], "SHD": [30.0, 25.0], "PC SHD": [10.0, 10.0],
+    ...                       "forecast": [0.55, 0.65]})
+    >>> print(held_out_markdown(frame, epsilons=(0.3, 1.0)).splitlines()[-1])
+    | x | 0.50 / 0.60 (0.90) | 0.30 / 0.40 (0.70) | 30 / 25 (10) | 0.65 |
+    """
+    budgets = " / ".join(format(e, "g") for e in epsilons)
+    lines = [f"| network | skeleton F1 at ε = {budgets} (PC) | CPDAG F1 (PC) | SHD (PC) | forecast at ε = 1 |",
+             "| --- | --- | --- | --- | --- |"]
+    for dataset, part in table.groupby("dataset", sort=False):
+        at = part.set_index("epsilon")
+
+        def cell(column: str, ceiling: str, form: str) -> str:
+            values = " / ".join(format(at[column].get(e, np.nan), form) for e in epsilons)
+            return f"{values} ({format(part[ceiling].mean(), form)})"
+
+        forecast = at["forecast"].get(1.0, np.nan)
+        lines.append(f"| {dataset} | {cell('skeleton F1', 'PC skeleton F1', '.2f')} | "
+                     f"{cell('CPDAG F1', 'PC CPDAG F1', '.2f')} | {cell('SHD', 'PC SHD', '.0f')} | {forecast:.2f} |")
+    return "\n".join(lines)
