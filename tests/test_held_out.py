@@ -68,3 +68,31 @@ def test_the_benchmark_draws_a_fresh_random_network_per_repetition():
     assert benchmark.RANDOM_P[0] <= one.data.shape[1] <= benchmark.RANDOM_P[1]
     assert set(one.dag.edges) != set(two.dag.edges)
     assert benchmark.dataset_kind("random-uniform") == "categorical"
+
+
+@pytest.mark.xfail(strict=True, reason="the full benchmark run with both sets is not committed yet (issue 55): its "
+                   "grid stopped three cells short of the end; remove this mark when figures/benchmark holds it")
+def test_the_committed_full_benchmark_reports_both_sets_apart_and_the_readme_quotes_it(project_root):
+    import pandas as pd
+
+    folder = project_root / "figures" / "benchmark"
+    held = pd.read_csv(folder / "benchmark_held_out.csv")
+    assert set(held["dataset"]) == set(benchmark.HELD_OUT) | set(benchmark.RANDOM_NETWORKS)
+    assert sorted(set(held["epsilon"])) == [0.3, 1.0, 3.0]
+    summary = pd.read_csv(folder / "benchmark_held_out_summary.csv")
+    auto = summary[summary["label"] == "auto (discover)"]
+    refused = set(auto.loc[auto["errors"] == auto["runs"], "dataset"])  # every release refused, from public inputs
+    ran = held[~held["dataset"].isin(refused)]
+    assert len(ran) >= 3 * (len(set(held["dataset"])) - 2)
+    for column in ("skeleton F1", "PC skeleton F1", "CPDAG F1", "PC CPDAG F1", "SHD", "PC SHD", "forecast",
+                   "forecast error"):
+        assert ran[column].notna().all(), column
+    assert held.loc[held["dataset"].isin(refused), "PC skeleton F1"].notna().all()  # the ceiling still stands
+    for dataset in held["dataset"].unique():  # a method too large for a network is reported, refused, not dropped
+        labels = set(summary.loc[summary["dataset"] == dataset, "label"])
+        assert {"auto (discover)", "Marginal-PC", "MST-PC", "AIM-PC", "PC (not private)"} <= labels, dataset
+    development = pd.read_csv(folder / "benchmark_summary.csv")
+    assert set(benchmark.DEVELOPMENT) <= set(development["dataset"])
+    assert not set(benchmark.HELD_OUT) & set(development["dataset"])
+    readme = (project_root / "README.md").read_text(encoding="utf-8")
+    assert benchmark.held_out_markdown(held) in readme, "the README's held-out table should be the committed one"
