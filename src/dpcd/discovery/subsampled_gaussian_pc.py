@@ -79,6 +79,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
+from ..privacy.gdp import SMALLEST_NORMAL
 from ..privacy.ledger import PrivacyLedger, subsampled_gaussian_epsilon
 from ..privacy.mechanisms import gaussian_noise
 from ..privacy.relation import WorstCase
@@ -109,7 +110,7 @@ __all__ = ["SUBSAMPLED_GAUSSIAN", "subsampled_gaussian_pc", "SubsampledGaussianD
 SIZE_FAILURE = 1e-12
 #: ε recorded for a step that is already (0, δ_step)-DP (noise so large that δ_step is met at ε = 0): such a step
 #: is (ε, δ_step)-DP for every ε > 0, and a ledger charge needs ε > 0; the smallest positive normal double
-_NEGLIGIBLE_STEP_EPSILON = 2.2250738585072014e-308
+_NEGLIGIBLE_STEP_EPSILON = SMALLEST_NORMAL
 
 
 def _step_epsilon(sigma: float, sampling_rate: float, step_delta: float) -> float:

@@ -62,6 +62,8 @@ LOG_LARGEST = math.log(1.7976931348623157e308)
 """log of the largest double: the largest μ or ε searched."""
 LOG_ZERO = -1e4
 """Stand-in for log 0 in the searches (any δ below the smallest double is 0)."""
+SMALLEST_NORMAL = 2.2250738585072014e-308
+"""The smallest positive normal double (``sys.float_info.min``): the ε a ledger records for a (0, δ)-DP step."""
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(24)
 
@@ -173,6 +175,59 @@ def nudged(value: float, fine: Callable[[float], bool], toward: float) -> float:
     return toward
 
 
+def smallest_epsilon(log_delta_at: Callable[[float], float], delta_at: Callable[[float], float], delta: float, *,
+                     positive: bool = False) -> float:
+    """The smallest ε with ``delta_at(ε) ≤ delta`` for a δ(ε) curve decreasing in ε (its log ``log_delta_at``):
+    0 when ε = 0 already meets it (the smallest positive normal double with ``positive``), found on log ε over the
+    doubles' range and raised by ulps until ``delta_at(ε) ≤ delta · DELTA_SLACK``; ∞ when no double is large
+    enough. The inverse :func:`gdp_epsilon` and :func:`dpcd.privacy.zcdp.zcdp_epsilon` share.
+
+    >>> smallest_epsilon(lambda e: -e, lambda e: math.exp(-e), 0.5) >= math.log(2.0)
+    True
+    """
+    if delta_at(0.0) <= delta:
+        return SMALLEST_NORMAL if positive else 0.0
+    log_target = math.log(delta)
+
+    def excess(log_epsilon: float) -> float:
+        return max(log_delta_at(math.exp(log_epsilon)), LOG_ZERO) - log_target
+
+    if excess(LOG_LARGEST) > 0:
+        return math.inf
+    if excess(LOG_SMALLEST) <= 0:
+        return math.exp(LOG_SMALLEST)
+    return nudged(math.exp(log_root(excess, LOG_SMALLEST, LOG_LARGEST)),
+                  lambda e: delta_at(e) <= delta * DELTA_SLACK, math.inf)
+
+
+def largest_level(log_delta_at: Callable[[float], float], delta_at: Callable[[float], float], delta: float, *,
+                  epsilon: float, what: str) -> float:
+    """The largest level (μ or ρ) with ``delta_at(level) ≤ delta`` for a δ curve increasing in it (its log
+    ``log_delta_at``) at a fixed ``epsilon``: found on the log scale over the doubles' range and lowered by ulps
+    until ``delta_at(level) ≤ delta · DELTA_SLACK``; the largest double when every level meets it. ``ValueError``
+    (naming ``what``, e.g. "Gaussian noise") when even the smallest does not. :func:`gdp_mu` and
+    :func:`dpcd.privacy.zcdp.zcdp_rho` share it.
+
+    >>> largest_level(lambda r: math.log(r), lambda r: r, 0.25, epsilon=1.0, what="rho") <= 0.25
+    True
+    """
+    log_target = math.log(delta)
+
+    def excess(log_level: float) -> float:
+        return max(log_delta_at(math.exp(log_level)), LOG_ZERO) - log_target
+
+    if excess(LOG_SMALLEST) > 0:
+        raise ValueError(f"epsilon={epsilon:g} is too small for delta={delta:g}: no {what} a double can express "
+                         "meets it; raise epsilon or delta")
+    if excess(LOG_LARGEST) <= 0:
+        return math.exp(LOG_LARGEST)
+    level = nudged(math.exp(log_root(excess, LOG_SMALLEST, LOG_LARGEST)),
+                   lambda v: delta_at(v) <= delta * DELTA_SLACK, 0.0)
+    if level <= 0.0:  # pragma: no cover - the root is within ulps of a feasible level
+        raise ValueError(f"no {what} meets epsilon={epsilon:g}, delta={delta:g}")
+    return level
+
+
 def gdp_delta(epsilon: float, mu: float) -> float:
     """δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) [DRS22, Cor. 2.13], computed in logs.
 
@@ -207,20 +262,7 @@ def gdp_epsilon(mu: float, delta: float, *, positive: bool = False) -> float:
     """
     mu = check_positive(mu, "mu")
     delta = check_delta(delta)
-    if gdp_delta(0.0, mu) <= delta:
-        return 2.2250738585072014e-308 if positive else 0.0
-    log_target = math.log(delta)
-
-    def excess(log_epsilon: float) -> float:
-        return max(_log_gdp_delta(math.exp(log_epsilon), mu), LOG_ZERO) - log_target
-
-    if excess(LOG_LARGEST) > 0:
-        return math.inf
-    if excess(LOG_SMALLEST) <= 0:
-        return math.exp(LOG_SMALLEST)
-    epsilon = nudged(math.exp(log_root(excess, LOG_SMALLEST, LOG_LARGEST)),
-                     lambda e: gdp_delta(e, mu) <= delta * DELTA_SLACK,
-                     math.inf)
+    epsilon = smallest_epsilon(lambda e: _log_gdp_delta(e, mu), lambda e: gdp_delta(e, mu), delta, positive=positive)
     if epsilon > LARGE_EPSILON:  # so that a re-evaluation after rounding (e.g. σ = 1/μ) still verifies
         epsilon *= 1.0 + _LARGE_MARGIN
     return epsilon
@@ -244,20 +286,8 @@ def gdp_mu(epsilon: float, delta: float) -> float:
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    log_target = math.log(delta)
-
-    def excess(log_mu: float) -> float:
-        return max(_log_gdp_delta(epsilon, math.exp(log_mu)), LOG_ZERO) - log_target
-
-    if excess(LOG_SMALLEST) > 0:
-        raise ValueError(f"epsilon={epsilon:g} is too small for delta={delta:g}: no Gaussian noise a double can "
-                         "express meets it; raise epsilon or delta")
-    if excess(LOG_LARGEST) <= 0:
-        return math.exp(LOG_LARGEST)
-    mu = nudged(math.exp(log_root(excess, LOG_SMALLEST, LOG_LARGEST)),
-                lambda m: gdp_delta(epsilon, m) <= delta * DELTA_SLACK, 0.0)
-    if mu <= 0.0:  # pragma: no cover - the root is within ulps of a feasible μ
-        raise ValueError(f"no Gaussian noise meets epsilon={epsilon:g}, delta={delta:g}")
+    mu = largest_level(lambda m: _log_gdp_delta(epsilon, m), lambda m: gdp_delta(epsilon, m), delta, epsilon=epsilon,
+                       what="Gaussian noise")
     if epsilon > LARGE_EPSILON:  # so that a re-evaluation after rounding (e.g. σ = 1/μ) still verifies
         mu *= 1.0 - _LARGE_MARGIN
     return mu

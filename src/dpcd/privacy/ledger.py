@@ -70,7 +70,7 @@ import numpy as np
 import pandas as pd
 
 from ..validation import check_delta, check_epsilon, check_int, check_positive
-from .gdp import gdp_epsilon
+from .gdp import SMALLEST_NORMAL, gdp_epsilon
 from .mechanisms import (
     advanced_composition,
     analytic_gaussian_delta,
@@ -105,7 +105,6 @@ rounds), and at the grid of 1e-4 it rounds steps of ε ≈ 1e-5 up tenfold, so t
 calibrated per-test ε of Priv-PC on 20 columns at total ε = 1: 1.5e-5 by the PLD, 1.2e-3 by zCDP)."""
 
 
-_SMALLEST_NORMAL = 2.2250738585072014e-308
 
 
 def _inverse_square(m: float) -> float:
@@ -113,13 +112,13 @@ def _inverse_square(m: float) -> float:
     double where it would fall into subnormals (which lose relative precision, so could under-report a privacy
     loss); 0 only for m = ∞ (no privacy loss at all).
 
-    >>> _inverse_square(2.0), _inverse_square(3e161) == _SMALLEST_NORMAL, _inverse_square(math.inf)
+    >>> _inverse_square(2.0), _inverse_square(3e161) == SMALLEST_NORMAL, _inverse_square(math.inf)
     (0.25, True, 0.0)
     """
     inverse = 1.0 / m
     if inverse == 0.0:
         return 0.0
-    return max(inverse * inverse, _SMALLEST_NORMAL)
+    return max(inverse * inverse, SMALLEST_NORMAL)
 
 
 def _sum(values) -> float:

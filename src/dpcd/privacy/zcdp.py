@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 
 from ..validation import check_delta, check_epsilon, check_positive
-from .gdp import DELTA_SLACK, LOG_LARGEST, LOG_SMALLEST, LOG_ZERO, log_root, nudged
+from .gdp import largest_level, log_root, smallest_epsilon
 
 __all__ = ["zcdp_delta", "zcdp_epsilon", "zcdp_rho"]
 
@@ -123,19 +123,7 @@ def zcdp_epsilon(rho: float, delta: float, *, positive: bool = False) -> float:
     """
     rho = check_positive(rho, "rho")
     delta = check_delta(delta)
-    if zcdp_delta(0.0, rho) <= delta:
-        return 2.2250738585072014e-308 if positive else 0.0
-    log_target = math.log(delta)
-
-    def excess(log_epsilon: float) -> float:
-        return max(_log_zcdp_delta(math.exp(log_epsilon), rho), LOG_ZERO) - log_target
-
-    if excess(LOG_LARGEST) > 0:
-        return math.inf
-    if excess(LOG_SMALLEST) <= 0:
-        return math.exp(LOG_SMALLEST)
-    epsilon = math.exp(log_root(excess, LOG_SMALLEST, LOG_LARGEST))
-    return nudged(epsilon, lambda e: zcdp_delta(e, rho) <= delta * DELTA_SLACK, math.inf)
+    return smallest_epsilon(lambda e: _log_zcdp_delta(e, rho), lambda e: zcdp_delta(e, rho), delta, positive=positive)
 
 
 def zcdp_rho(epsilon: float, delta: float) -> float:
@@ -152,18 +140,5 @@ def zcdp_rho(epsilon: float, delta: float) -> float:
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    log_target = math.log(delta)
-
-    def excess(log_rho: float) -> float:
-        return max(_log_zcdp_delta(epsilon, math.exp(log_rho)), LOG_ZERO) - log_target
-
-    if excess(LOG_SMALLEST) > 0:
-        raise ValueError(f"epsilon={epsilon:g} is too small for delta={delta:g}: no rho a double can express "
-                         "meets it; raise epsilon or delta")
-    if excess(LOG_LARGEST) <= 0:
-        return math.exp(LOG_LARGEST)
-    rho = nudged(math.exp(log_root(excess, LOG_SMALLEST, LOG_LARGEST)),
-                 lambda r: zcdp_delta(epsilon, r) <= delta * DELTA_SLACK, 0.0)
-    if rho <= 0.0:  # pragma: no cover - the root is within ulps of a feasible ρ
-        raise ValueError(f"no rho meets epsilon={epsilon:g}, delta={delta:g}")
-    return rho
+    return largest_level(lambda r: _log_zcdp_delta(epsilon, r), lambda r: zcdp_delta(epsilon, r), delta,
+                         epsilon=epsilon, what="rho")
