@@ -440,7 +440,8 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                 candidates: int | Sequence[int] = DEFAULT_CANDIDATES,
                 screen_alpha: float = 0.01, n_boot: int = DEFAULT_BOOTSTRAP, protect_tree: bool = True,
                 more_candidates: int | Sequence[int] = DEFAULT_MORE_CANDIDATES, noise_ratio: float = DEFAULT_NOISE_RATIO,
-                collider_evidence: bool | None = None, node_names: Sequence[str] | None = None) -> PCResult:
+                collider_evidence: bool = DEFAULT_COLLIDER_EVIDENCE, node_names: Sequence[str] | None = None
+                ) -> PCResult:
     """Marginal-PC on integer-coded categorical ``data``: a CPDAG whose run is (``epsilon_total``, ``delta``)-DP.
 
     Parameters
@@ -469,7 +470,7 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
         pair tables' mutual information (Chow & Liu 1968) out of the tests of
         orders ≥ 1 (see the module docstring).
     collider_evidence : orient a collider only when the released tables show
-        its ends dependent given its middle (module docstring, step 5); None:
+        its ends dependent given its middle (module docstring, step 5); default
         :data:`DEFAULT_COLLIDER_EVIDENCE`. Post-processing: the skeleton,
         the separating sets and the spending are the same either way.
     node_names : as in :func:`dpcd.discovery.pc.pc`.
@@ -506,8 +507,7 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                                     screen_alpha=screen_alpha, n_boot=n_boot, rng=as_rng(rng), ledger=ledger,
                                     delta=delta, protect_tree=protect_tree, more_candidates=more_candidates,
                                     noise_ratio=noise_ratio,
-                                    collider_evidence=DEFAULT_COLLIDER_EVIDENCE if collider_evidence is None
-                                    else bool(collider_evidence))
+                                    collider_evidence=bool(collider_evidence))
     result = run_pc(names, decider, max_order=order, ledger=ledger, max_tests=max_tests)
     return replace(result, info={"algorithm": "marginal_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "max_order": order, "candidates": candidates,
