@@ -337,7 +337,7 @@ GRID_CELLS = [
     ("dpcd_papers.private_anm", "test_set_cell"), ("dpcd_papers.private_anm", "training_set_cell"),
     ("dpcd_papers.benchmark", "run_cell"), ("dpcd_papers.privacy_audit", "audit_cell"),
     ("dpcd_papers.pcd_theorems", "thm4_cell"), ("dpcd_papers.pcd_gcm", "gcm_sachs_cell"),
-    ("dpcd_papers.held_out", "run_held_out_cell"), ("dpcd_papers.held_out", "diagnose_held_out_cell"),
+    ("dpcd_papers.benchmark", "diagnose_cell"),
 ]
 
 

@@ -96,3 +96,12 @@ def test_the_committed_full_benchmark_reports_both_sets_apart_and_the_readme_quo
     assert not set(benchmark.HELD_OUT) & set(development["dataset"])
     readme = (project_root / "README.md").read_text(encoding="utf-8")
     assert benchmark.held_out_markdown(held) in readme, "the README's held-out table should be the committed one"
+
+
+def test_a_network_the_schema_refuses_is_a_refused_row_not_a_failed_grid():
+    # mildew has columns of more than 20 categories: every categorical method is refused from public inputs
+    rows = benchmark.run_cell(dataset="mildew", algorithm="mst_pc", epsilon=1.0, delta=1e-6, n=2_000, rng=0)
+    assert len(rows) == 1 and rows[0]["label"] == "MST-PC" and rows[0]["error"].startswith("refused: ")
+    assert "more than 20 categories" in rows[0]["error"] and np.isnan(rows[0]["skeleton_f1"])
+    lost = benchmark.diagnose_cell(dataset="mildew", epsilon=1.0, delta=1e-6, n=2_000, rng=0)
+    assert len(lost) == 1 and lost[0]["kind"].startswith("refused: ")

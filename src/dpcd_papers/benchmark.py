@@ -52,7 +52,7 @@ from dpcd.graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
 from dpcd.preparation import default_limits, run_algorithm, view_for
 from dpcd.privacy.relation import convert
 from dpcd.registry import ALGORITHMS, Calibration, CalibrationRefused, calibrate, worst_case_of
-from dpcd.schema import Schema
+from dpcd.schema import Schema, SchemaError
 from dpcd.validation import (
     RngLike,
     as_rng,
@@ -181,6 +181,21 @@ def _ceiling(sample: Dataset, truth, alpha: float, *, binned: bool = False) -> d
             "shd": shd(estimate, truth)["shd"], "seconds": seconds, "epsilon_spent": np.nan, "delta_spent": np.nan}
 
 
+_METRICS = ("f1", "skeleton_f1", "shd", "seconds", "epsilon_spent", "delta_spent", "epsilon_guarantee",
+            "delta_guarantee", "parameter", "forecast_skeleton_f1", "forecast_f1")
+
+
+def refused_row(label: str, p: float, reason: str) -> dict[str, Any]:
+    """The row of a release refused before it ran: ``label``, ``error`` = "refused: ``reason``", NaN metrics.
+
+    >>> row = refused_row("Marginal-PC", 64, "too many categories")
+    >>> row["label"], row["error"], bool(np.isnan(row["skeleton_f1"]))
+    ('Marginal-PC', 'refused: too many categories', True)
+    """
+    return {"label": label, "picked": "", "p": p, "within_budget": False, "error": f"refused: {reason}",
+            **dict.fromkeys(_METRICS, np.nan)}
+
+
 def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: int, rng: RngLike,
              alpha: float = 0.05) -> list[dict[str, Any]]:
     """One run of ``algorithm`` on a fresh sample of ``dataset`` at total (epsilon, delta), replace-one.
@@ -208,10 +223,14 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     if algorithm in ("pc", "pc_binned"):
         return [_ceiling(sample, truth, alpha, binned=algorithm == "pc_binned")]
     dependence = "nonlinear" if dataset == "nonlinear" else "linear"  # the holder's statement (see _auto_pick)
-    picked, expected_skeleton, expected_f1 = _auto_pick(schema.dumps(), n, epsilon, delta, alpha, dependence) \
-        if algorithm == "auto" else (algorithm, np.nan, np.nan)
-    spec = ALGORITHMS[picked]
-    view = view_for(schema, spec)
+    try:  # a schema the algorithm cannot read (a column of more than 20 categories) is refused from public inputs
+        picked, expected_skeleton, expected_f1 = _auto_pick(schema.dumps(), n, epsilon, delta, alpha, dependence) \
+            if algorithm == "auto" else (algorithm, np.nan, np.nan)
+        spec = ALGORITHMS[picked]
+        view = view_for(schema, spec)
+    except SchemaError as refused:
+        return [refused_row("auto (discover)" if algorithm == "auto" else ALGORITHMS[algorithm].label, np.nan,
+                            str(refused))]
     p = len(view)
     limits = default_limits(view, spec, n)
     try:
@@ -224,10 +243,7 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
             calibration = _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=limits.max_order,
                                        reason=str(error))
         except ValueError as refused:  # no parameter runs at this budget at all (NOLEAKS below its subset's charge)
-            return [{"label": spec.label, "picked": "", "p": p, "parameter": np.nan, "epsilon_guarantee": np.nan,
-                     "delta_guarantee": np.nan, "within_budget": False, "error": f"refused: {refused}",
-                     "f1": np.nan, "skeleton_f1": np.nan, "shd": np.nan, "seconds": np.nan,
-                     "epsilon_spent": np.nan, "delta_spent": np.nan}]
+            return [refused_row(spec.label, p, str(refused))]
     guarantee = calibration.guarantee
     row: dict[str, Any] = {"label": "auto (discover)" if algorithm == "auto" else spec.label,
                            "picked": spec.label if algorithm == "auto" else "", "p": p,
@@ -390,17 +406,23 @@ def loss_diagnosis(dag: Any, released: Any, ceiling: Any) -> dict[str, int]:
 def diagnose_cell(*, dataset: str, epsilon: float, delta: float, n: int, rng: RngLike, alpha: float = 0.05
                   ) -> list[dict[str, Any]]:
     """One Marginal-PC release (``discover``'s parameters at total (epsilon, delta), replace-one) on a fresh sample of
-    the categorical ``dataset``, with non-private G² PC (α = 0.01) on the same data: the :func:`loss_diagnosis`
-    counts, one row per kind of loss, with both runs' skeleton and CPDAG F1 (columns ``count``, ``kind``)."""
+    the categorical ``dataset``, with non-private G² PC (α = 0.01, order ≤ :data:`CEILING_MAX_ORDER`) on the same data: the :func:`loss_diagnosis`
+    counts, one row per kind of loss, with both runs' skeleton and CPDAG F1 (columns ``count``, ``kind``); a schema
+    Marginal-PC cannot read (:class:`~dpcd.schema.SchemaError`) is one row of kind "refused: …"."""
     epsilon = check_epsilon(epsilon)
-    generator = as_rng(rng)
-    sample = load_dataset(dataset, n, generator)
     if dataset_kind(dataset) != "categorical":
         raise ValueError(f"dataset must be categorical for a loss diagnosis, got {dataset!r}")
+    generator = as_rng(rng)
+    sample = load_dataset(dataset, n, generator)
     schema = sample.schema()
     truth = dag_to_cpdag(sample.dag)
     spec = ALGORITHMS["marginal_pc"]
-    view = view_for(schema, spec)
+    try:
+        view = view_for(schema, spec)
+    except SchemaError as refused:  # reported, as run_cell reports it
+        return [{"p": sample.data.shape[1], "true_edges": sample.dag.number_of_edges(), "skeleton_f1": np.nan,
+                 "f1": np.nan, "ceiling_skeleton_f1": np.nan, "ceiling_f1": np.nan, "kind": f"refused: {refused}",
+                 "count": 0}]
     limits = default_limits(view, spec, n)
     calibration = calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation="replace",
                             max_order=limits.max_order)
