@@ -257,6 +257,22 @@ def test_build_comparison_judges_every_claim_once_with_the_declared_line(paper_v
     assert len(reporting.read_comparison(tmp_path / "comparison.csv")) == len(comparison)
 
 
+def test_a_diagnosis_does_not_call_an_uninformative_pc_row_a_miss(paper_values, small_runs):
+    """PC rows that match the paper (reproduced or uninformative) never let a private row say the data differ."""
+    categorical, numerical = small_runs
+    comparison = paper.build_comparison(paper_values, categorical, numerical, None)
+    assert paper.companion_contradictions(comparison) == []
+    # the checker itself flags the sentence when the PC row is uninformative
+    forged = comparison.copy()
+    pc_rows = forged["claim_id"].str.startswith("em_pc:cat:pc:")
+    forged.loc[pc_rows, "verdict"] = "uninformative"
+    private = forged["claim_id"].str.startswith("em_pc:cat:lapmech:") & (forged["verdict"] != "not computed")
+    forged.loc[private, "diagnosis"] = "the data differ: " + paper.PC_NOT_REPRODUCED
+    blaming = forged["claim_id"].str.startswith("em_pc:cat:") & forged["diagnosis"].str.contains(
+        paper.PC_NOT_REPRODUCED, regex=False)
+    assert private.any() and paper.companion_contradictions(forged) == list(forged.loc[blaming, "claim_id"])
+
+
 def test_tolerances_come_from_both_sides_runs(paper_values, small_runs):
     categorical, numerical = small_runs
     comparison = paper.build_comparison(paper_values, categorical, numerical, None).set_index("claim_id")

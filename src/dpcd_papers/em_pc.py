@@ -44,7 +44,7 @@ __all__ = [
     "implied_edges", "implied_edge_table", "summarise", "claim_values", "table_rows",
     "trivial_graph_baselines", "decision_counts", "adult_case_study", "adult_summary", "lapmech_feasibility", "em_pc_beats_lapmech", "privpc_star_matches_pc",
     "privpc_star_vs_pc", "SEC6B_CLAIMS",
-    "plot_tables", "plot_implied_edges", "build_comparison", "diagnosis_of", "no_stop_budget", "runtime_table",
+    "plot_tables", "plot_implied_edges", "build_comparison", "diagnosis_of", "companion_contradictions", "no_stop_budget", "runtime_table",
 ]
 
 METRICS = ("tpr", "fpr", "tdr")
@@ -1067,6 +1067,36 @@ def _pc_claim(row: pd.Series) -> str:
     return f"em_pc:{short}:pc:n={int(row['n'])},p={int(row['p'])},s={float(row['sparseness']):g}:{row['metric']}"
 
 
+PC_NOT_REPRODUCED = "non-private PC at this setting is not reproduced either"
+"""The phrase a diagnosis uses when it blames the data; :func:`companion_contradictions` holds it to the PC row."""
+
+
+def companion_contradictions(comparison: pd.DataFrame) -> list[str]:
+    """The ``claim_id`` of every row whose diagnosis says non-private PC at its setting is not reproduced while
+    PC's own row there (same n, p, s and metric) has another verdict — a sentence the rows contradict.
+
+    A PC row that is *uninformative* matched the paper's number (a trivial baseline did too), so it does not show
+    that the data differ.
+
+    >>> rows = pd.DataFrame({"claim_id": ["em_pc:cat:pc:n=10,p=5,s=0.2:tpr", "em_pc:cat:lapmech:eps=1,n=10,p=5,s=0.2:tpr"],
+    ...                      "verdict": ["uninformative", "not reproduced"],
+    ...                      "diagnosis": ["", "the data differ: " + PC_NOT_REPRODUCED + " (x)"]})
+    >>> companion_contradictions(rows)
+    ['em_pc:cat:lapmech:eps=1,n=10,p=5,s=0.2:tpr']
+    """
+    verdict = dict(zip(comparison["claim_id"], comparison["verdict"]))
+    wrong = []
+    for claim, text in zip(comparison["claim_id"], comparison["diagnosis"].fillna("")):
+        if PC_NOT_REPRODUCED not in str(text):
+            continue
+        parts = str(claim).split(":")  # em_pc:<kind>:<line>:eps=…,n=…,p=…,s=…:<metric>
+        setting = ",".join(item for item in parts[3].split(",") if not item.startswith("eps="))
+        companion = ":".join([parts[0], parts[1], "pc", setting, parts[4]])
+        if verdict.get(companion) != "not reproduced":
+            wrong.append(str(claim))
+    return wrong
+
+
 def _implied_text(context: dict, row: pd.Series) -> str:
     table = context["implied"]
     hit = table[(table["algorithm"] == "pc") & (table["kind"] == row["kind"])
@@ -1144,7 +1174,7 @@ def diagnosis_of(row: pd.Series, context: dict, explained: bool) -> str:
             return text + (f"; EM-PC without the budget stop (not DP, spends {context['adult_ratio']:.1f}x epsilon) "
                            "gives the paper's number")
         return text + f"; EM-PC without the budget stop (not DP) gives {_fmt(row['diagnostic_value'])}, not it either"
-    pc_verdict = context["verdict"].get(_pc_claim(paper), "reproduced")
+    pc_verdict = context["verdict"].get(_pc_claim(paper), "reproduced")  # "uninformative" matches the paper too
     implied = _implied_text(context, paper)
     if column == "pc":
         if implied:
@@ -1152,9 +1182,9 @@ def diagnosis_of(row: pd.Series, context: dict, explained: bool) -> str:
         model = "Dirichlet(1) CPTs" if kind == "categorical" else "U(0.1, 1) edge weights"
         return (f"the data differ: our random DAGs and {model} are not the paper's graphs and models (TETRAD, not "
                 "published); PC has no private part, no diagnostic line applies")
-    if pc_verdict != "reproduced":
+    if pc_verdict == "not reproduced":
         reason = implied or "our random graphs are not the paper's (unpublished) ones"
-        base = f"the data differ: non-private PC at this setting is not reproduced either ({reason})"
+        base = f"the data differ: {PC_NOT_REPRODUCED} ({reason})"
         if explained:
             return base + f"; {row['diagnostic']} gives the paper's number"
         return base + f"; {row['diagnostic']} gives {_fmt(row['diagnostic_value'])}"
