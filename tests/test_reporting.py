@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -245,7 +246,26 @@ def test_build_report_collects_every_comparison(results_dir):
     assert text.index("## Summary") < text.index("## Run time") < text.index("## em_pc")
     assert re.search(r"\| em_pc +\| smoke +\| +2 \| 12.3 s +\| +10 \| +4 \| 2.5 h +\| 2.2 h +\| "
                      r"run_cell\(p=5, n=100\): 5 runs, 2.2 h", text)
-    assert "Hot spots (grid cells by compute seconds, summed over repetitions): `run_cell(p=5, n=100)` 5 runs" in text
+    assert "Hot spots (grid cells by compute seconds, summed over repetitions):\n\n- `run_cell(p=5, n=100)`: 5 runs" in text
+    assert "- Cite Table 2 with care." in text  # "If you cite" is a list of sentences
+
+
+def report_layout_problems(text: str) -> list[str]:
+    """Prose lines of a REPORT over 300 characters (tables excepted), and the stutter of the own-claims line."""
+    problems = [line[:80] for line in text.splitlines() if len(line) > 300 and not line.startswith("|")]
+    return problems + (["stutter"] if "own claims (this library's own claims" in text else [])
+
+
+def test_report_layout_rule(results_dir):
+    """No prose line over ~300 characters, the citing paragraphs as bullets, no stutter (here and committed)."""
+    paragraph = "A long sentence " + "that goes on " * 40 + "and ends."
+    (results_dir / "em_pc" / "citing.md").write_text(paragraph + " Second sentence, cf. Fig. 2. Third.\n")
+    text = reporting.build_report(results_dir).read_text()
+    assert report_layout_problems(text) == []
+    assert "\n- Second sentence, cf. Fig. 2.\n- Third.\n" in text
+    assert report_layout_problems("x" * 10 + " " + "word " * 70) != []  # the rule can fail
+    committed = Path(__file__).resolve().parents[1] / "figures" / "REPORT.md"
+    assert report_layout_problems(committed.read_text(encoding="utf-8")) == []
 
 
 def test_time_table_rows_only_where_a_run_json_exists(results_dir):
@@ -348,7 +368,7 @@ def test_full_profile_wall_adds_the_full_runs_only(results_dir):
                                              "cpu_seconds": 1.0}], "hot_spots": []})
         (folder / "run.json").write_text(json.dumps(info))
     assert reporting.full_profile_wall(results_dir) == 3600.0
-    text = reporting.build_report(results_dir).read_text()
+    text = " ".join(reporting.build_report(results_dir).read_text().split())  # prose is wrapped
     assert ("The 2 notebooks run in the full profile took 60.0 min together (the sum of their wall times above, "
             "one notebook after another); 1 of them took part of their grid from the cache, and count at least "
             "their cells' CPU time over their jobs") in text

@@ -21,6 +21,7 @@ import math
 import numbers
 import os
 import re
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,9 @@ __all__ = [
     "compare",
     "save_comparison",
     "write_citing",
+    "wrap_prose",
+    "sentences",
+    "PROSE_WIDTH",
     "read_comparison",
     "build_report",
     "verdict_counts",
@@ -869,27 +873,29 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
     if int(own.set_index("paper").loc["total", "claims"]):
         own = own[own["paper"] != "total"].copy()
         own["notebooks (profile)"] = own["paper"].map(where)
-        lines += ["", f"The library's own claims ({PAPERS[SELF_CHECKS]}), counted apart from the papers':", "",
-                  to_markdown(own)]
+        lines += ["", f"Counted apart from the papers': {PAPERS[SELF_CHECKS]}.", "", to_markdown(own)]
     for paper in [p for p in counts["paper"] if p not in ("total", SELF_CHECKS)]:
         lines += [f"### If you cite {PAPERS.get(paper, paper)}", ""]
         paragraphs = [(folder / CITING_FILE).read_text(encoding="utf-8").strip() for folder in folders
                       if folder.name in notebooks[paper] and (folder / CITING_FILE).is_file()]
-        lines += [("\n\n".join(paragraphs) if paragraphs else "No `citing.md` was written for this paper."), ""]
+        if not paragraphs:
+            lines += ["No `citing.md` was written for this paper.", ""]
+        for paragraph in paragraphs:
+            lines += [wrap_prose(sentence, bullet=True) for sentence in sentences(paragraph)] + [""]
 
     times = time_table(root)
     if len(times):
         shown = times.assign(wall=times["wall"].map(format_seconds), grid_seconds=times["grid_seconds"].map(format_seconds),
                              grid_cpu_seconds=times["grid_cpu_seconds"].map(format_seconds))
-        lines += ["## Run time", "", _TIME_INTRO, "", to_markdown(shown)]
+        lines += ["## Run time", "", wrap_prose(_TIME_INTRO), "", to_markdown(shown)]
         full = times[times["profile"] == "full"]
         if len(full):
             resumed = int((full["from_cache"] > 0).sum())
-            lines += ["", f"The {len(full)} notebooks run in the full profile took {format_seconds(full_profile_wall(root))} "
-                      "together (the sum of their wall times above, one notebook after another)"
-                      + (f"; {resumed} of them took part of their grid from the cache, and count at least their "
-                         "cells' CPU time over their jobs (what a fresh run pays for those cells)."
-                         if resumed else ".")]
+            lines += ["", wrap_prose(
+                f"The {len(full)} notebooks run in the full profile took {format_seconds(full_profile_wall(root))} "
+                "together (the sum of their wall times above, one notebook after another)"
+                + (f"; {resumed} of them took part of their grid from the cache, and count at least their "
+                   "cells' CPU time over their jobs (what a fresh run pays for those cells)." if resumed else "."))]
 
     for folder in folders:
         name = folder.name
@@ -900,10 +906,9 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
         if info:
             versions = info.get("packages", {})
             version_text = ", ".join(f"{k} {v}" for k, v in versions.items() if v)
-            lines.append(
+            lines.append(wrap_prose(
                 f"Profile **{profile}**, run on {info.get('date', '?')} in {format_seconds(info.get('seconds'))}"
-                f" with Python {info.get('python', '?')}" + (f" ({version_text})." if version_text else ".")
-            )
+                f" with Python {info.get('python', '?')}" + (f" ({version_text})." if version_text else ".")))
         else:
             lines.append("No run.json in this folder: the profile and date of these results are unknown.")
         archive = folder / CELLS_ARCHIVE
@@ -916,9 +921,9 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
                               "recomputes those, and the numbers here are the earlier code's.")]
         spots = info.get("time_profile", {}).get("hot_spots", [])
         if spots:
-            lines += ["", "Hot spots (grid cells by compute seconds, summed over repetitions): "
-                      + "; ".join(f"`{s['function']}({s['cell']})` {s['runs']} runs, {format_seconds(s['seconds'])}"
-                                  for s in spots) + "."]
+            lines += ["", "Hot spots (grid cells by compute seconds, summed over repetitions):", ""]
+            lines += [wrap_prose(f"`{s['function']}({s['cell']})`: {s['runs']} runs, {format_seconds(s['seconds'])}",
+                                 bullet=True) for s in spots]
         verdicts = {v: int((comparison["verdict"] == v).sum()) for v in VERDICTS}
         lines += ["", f"Claims: {len(comparison)}; " + ", ".join(f"{verdicts[v]} {v}" for v in VERDICTS)
                   + f" ({int(comparison['explained'].sum())} explained by a diagnostic).", ""]
@@ -941,9 +946,48 @@ def build_report(out_dir: str | os.PathLike[str]) -> Path:
             and not p.name.startswith(".")
         )
         if tables:
-            lines += ["Tables: " + ", ".join(f"[{t.stem}]({_link(t, root)})" for t in tables), ""]
+            lines += [wrap_prose("Tables: " + ", ".join(f"[{t.stem}]({_link(t, root)})" for t in tables)), ""]
     text = "\n".join(lines)
     return atomic_write_text(root / REPORT_FILE, text.rstrip("\n") + "\n")
+
+
+PROSE_WIDTH = 110
+"""Width of REPORT.md's prose lines (tables are left as they are); no prose line is longer unless one word is."""
+
+
+def wrap_prose(text: str, *, bullet: bool = False, width: int = PROSE_WIDTH) -> str:
+    """``text`` as Markdown lines of at most ``width`` characters (a list item with ``bullet``): Markdown joins
+    them into the same paragraph, so the page reads the same and the file stays readable.
+
+    >>> print(wrap_prose("one two three four", bullet=True, width=10))
+    - one two
+      three
+      four
+    """
+    lead = "- " if bullet else ""
+    return textwrap.fill(" ".join(str(text).split()), width=width, initial_indent=lead,
+                         subsequent_indent=" " * len(lead), break_long_words=False, break_on_hyphens=False)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*`])")
+_ABBREVIATIONS = ("e.g.", "i.e.", "cf.", "vs.", "Fig.", "Figs.", "Eq.", "Thm.", "Sec.", "App.", "Alg.", "al.",
+                  "Tab.", "No.")
+
+
+def sentences(paragraph: str) -> list[str]:
+    """The sentences of ``paragraph`` (a sentence ends at ., ! or ? before a capital, except after a common
+    abbreviation), for the bullets of "If you cite".
+
+    >>> sentences("As in Fig. 2 it holds. Thm. 8 fails (see App. D). A third one.")
+    ['As in Fig. 2 it holds.', 'Thm. 8 fails (see App. D).', 'A third one.']
+    """
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(" ".join(paragraph.split())):
+        if out and out[-1].endswith(_ABBREVIATIONS):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return [sentence for sentence in out if sentence]
 
 
 def format_seconds(value: Any) -> str:
