@@ -307,6 +307,38 @@ def test_sensitivity_theorems_are_checked_on_computed_pairs_and_refuted():
         priv_pc_cells.sensitivity_claims((2,))
 
 
+def test_the_spearman_search_is_exact_and_the_theorems_are_not_refuted():
+    """Thm. 8/9 (App. E): the search's closed form equals dpcd.ci's ρ on every neighbour of small data sets; the
+    worst pairs stay below the bounds (not refuted); a broken bound (a tenth of Thm. 8's) is refuted by them."""
+    from dpcd.ci.discrete import spearman_rho_test
+    from dpcd_papers import reporting
+
+    rng = np.random.default_rng(3)
+    for n in (3, 7):
+        base = rng.permutation(n)
+        rho, after = priv_pc_cells.spearman_after_insertion(base)
+        levels = np.array([n + 1, n + 1, 1])
+        for r in range(n + 1):
+            for s in range(n + 1):
+                old, new = priv_pc_cells._with_record(base, r, s)
+                assert after[r, s] == pytest.approx(spearman_rho_test(new, 0, 1, levels=levels).effect, abs=1e-12)
+        assert rho == pytest.approx(spearman_rho_test(old, 0, 1, levels=levels).effect, abs=1e-12)
+    cells = priv_pc_cells.spearman_sensitivity_claims((10, 100))
+    assert len(cells) == 6 and cells["holds"].all()
+    thm8 = cells[cells["claim_id"] == "priv_pc:app-e:thm8-spearman-sensitivity"]
+    changes = [float(d.split("||Δρ|| = ")[1].split(" ")[0]) for d in thm8["detail"]]
+    assert all(change > 3.0 / n for change, n in zip(changes, (10, 100)))  # the bound a tenth as large fails
+    claims = reporting.load_paper_values("priv_pc")
+    claims = claims[claims["claim_id"].str.startswith("priv_pc:app-e")]
+    assert len(claims) == 2
+    rows = priv_pc_cells.theorem_verdicts(priv_pc_cells.qualitative_rows(claims, cells, line="searched pair"))
+    assert (rows["verdict"] == "not refuted").all()
+    with pytest.raises(ValueError, match="sizes"):
+        priv_pc_cells.spearman_sensitivity_claims((4,))
+    with pytest.raises(ValueError, match="b_ranks"):
+        priv_pc_cells.spearman_after_insertion(np.array([0, 0, 1]))
+
+
 def test_sometimes_is_one_network_of_four():
     import pandas as pd
 

@@ -58,6 +58,9 @@ __all__ = [
     "fig1_claims",
     "table2_claims",
     "sensitivity_claims",
+    "spearman_after_insertion",
+    "spearman_sensitivity_claims",
+    "theorem_verdicts",
     "qualitative_rows",
 ]
 
@@ -96,6 +99,12 @@ CLAIM_RULES = {
     "priv_pc:app-d:thm7-conditional-kendall-sensitivity": "per n in {10, 100, 1000}: |Z(D') - Z(D)| <= c_tau/sqrt(n - 1) "
                                                           "with the theorem's c_tau at c1 = n (one stratum) on the "
                                                           "same pair",
+    "priv_pc:app-e:thm8-spearman-sensitivity": "per n in {10, 100, 1000}: ||rho(D')| - |rho(D)|| <= 30/n on the "
+                                               "worst pair searched by spearman_sensitivity_claims (D': D and one "
+                                               "record added, every rank position of it, several D)",
+    "priv_pc:app-e:thm9-conditional-spearman-sensitivity": "per (n, k) in {10, 100, 1000} x {1, 2}: |Z(D') - Z(D)| "
+                                                           "<= c_rho sqrt(k)/sqrt(n - k), c_rho = 31 + 30/c1, on the "
+                                                           "worst pair searched the same way within one stratum",
 }
 """The rule of each qualitative claim of Sec. 4.2–4.3, fixed before the run (F1 = CPDAG edge pairs
 against non-private Kendall PC on the same rows); one cell = one network."""
@@ -441,6 +450,144 @@ def sensitivity_claims(sizes: Sequence[int] = (10, 100, 1000)) -> pd.DataFrame:
                          "holds": bool(change <= bound + 1e-12),
                          "detail": f"{name} = {change:.4g} vs the theorem's {bound:.4g} (x{change / bound:.2f})"})
     return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
+def spearman_after_insertion(b_ranks: np.ndarray) -> tuple[float, np.ndarray]:
+    """Spearman's ρ of n tie-free records and of every data set made by adding one record.
+
+    ``b_ranks[i]`` is the rank (0-based) of the second value of the record whose first value has rank i. Adding a
+    record with ranks (r, s), r, s ∈ {0, …, n}, shifts the records at or above r (first column) and s (second) up
+    by one; with eᵢ = i − b_ranks[i] its Σd² is Σeᵢ² + (n − r) + (n − s) + 2Σ_{i≥r}eᵢ − 2Σ_{b≥s}eᵢ
+    − 2#{i ≥ r, b ≥ s} + (r − s)², so all (n + 1)² neighbours cost O(n²). Returns ρ(D) and the (n + 1, n + 1)
+    array of ρ(D′) (ρ = 1 − 6Σd²/(m(m² − 1)) for m records).
+
+    >>> rho, after = spearman_after_insertion(np.arange(4))
+    >>> rho, float(after[4, 4]), round(float(after[4, 0]), 4)  # a concordant record, then the most discordant one
+    (1.0, 1.0, 0.0)
+    """
+    b = np.asarray(b_ranks, dtype=np.int64)
+    n = len(b)
+    if n < 2 or sorted(b.tolist()) != list(range(n)):
+        raise ValueError(f"b_ranks must be a permutation of 0..n-1 with n >= 2, got {b_ranks!r}")
+    e = np.arange(n) - b
+    m = n + 1
+    positions = np.arange(n + 1)
+    above_r = np.concatenate([np.cumsum(e[::-1])[::-1], [0]])  # Σ_{i ≥ r} e_i
+    e_by_b = np.zeros(n, dtype=np.int64)
+    e_by_b[b] = e
+    above_s = np.concatenate([np.cumsum(e_by_b[::-1])[::-1], [0]])  # Σ_{b_i ≥ s} e_i
+    grid = np.zeros((n + 1, n + 1), dtype=np.int64)
+    grid[np.arange(n), b] = 1
+    both = grid[::-1, ::-1].cumsum(axis=0).cumsum(axis=1)[::-1, ::-1]  # #{i ≥ r, b_i ≥ s}
+    total = ((e * e).sum() + (n - positions)[:, None] + (n - positions)[None, :] + 2 * above_r[:, None]
+             - 2 * above_s[None, :] - 2 * both + (positions[:, None] - positions[None, :]) ** 2)
+    return float(1.0 - 6.0 * (e * e).sum() / (n * (n * n - 1))), 1.0 - 6.0 * total / (m * (m * m - 1))
+
+
+def _spearman_bases(n: int) -> list[tuple[str, np.ndarray]]:
+    """The data sets the searches start from: increasing, decreasing, a V, and three fixed random orders."""
+    rng = np.random.default_rng(8)
+    i = np.arange(n)
+    v_shape = np.argsort(np.argsort(2 * np.abs(2 * i - (n - 1)) + (2 * i < n - 1), kind="stable"), kind="stable")
+    return ([("an increasing line", np.arange(n)), ("a decreasing line", np.arange(n)[::-1].copy()),
+             ("a V", v_shape)] + [(f"random order {k}", rng.permutation(n)) for k in range(3)])
+
+
+def _with_record(b_ranks: np.ndarray, r: int, s: int, stratum: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Integer-coded (a, b, stratum) records of D and D′ = D plus the record at ranks (r, s), as dpcd.ci reads them."""
+    n = len(b_ranks)
+    a = np.arange(n)
+    old = np.column_stack([a + (a >= r), b_ranks + (b_ranks >= s), np.full(n, stratum)])
+    return old, np.vstack([old, [r, s, stratum]])
+
+
+def spearman_sensitivity_claims(sizes: Sequence[int] = (10, 100, 1000)) -> pd.DataFrame:
+    """App. E's Spearman theorems checked on the worst neighbouring pair a search finds (relation: add one record).
+
+    Thm. 8 states that Spearman's ρ (Def. 7, |1 − 6Σd²/(n(n² − 1))|) is 30/n-sensitive when D′ adds one record to
+    D; its proof bounds the change of each dᵢ² by an increase only, the step that fails in Thm. 6. Thm. 9 states
+    that the conditional Z = Σwᵢρᵢ/√Σwⱼ (wᵢ = nᵢ − 1) is c_ρ√k/√(n − k)-sensitive, with c_ρ = 31 + 30/c₁ by the
+    proof's last line (c₁ the smallest stratum). For each n, the search starts from six data sets of n tie-free
+    records (:func:`_spearman_bases`) and adds a record at every rank position (:func:`spearman_after_insertion`,
+    exact, all (n + 1)² neighbours); for Thm. 9 the n records are split into k strata of equal size, the other
+    strata increasing or decreasing lines, and the record joins the first. The worst pair found is then computed
+    by :mod:`dpcd.ci` (the tests a conditional-Spearman Priv-PC would run), not by the search's formula. A search
+    can refute a theorem, never prove it: a cell that holds says "no pair found", with the share of the bound the
+    worst pair reached. Returns cells of :data:`CLAIM_RULES` (``claim_id, cell, holds, detail``).
+
+    >>> cells = spearman_sensitivity_claims((10,))
+    >>> cells["cell"].tolist(), cells["holds"].tolist()
+    (['n = 10', 'n = 10, k = 1', 'n = 10, k = 2'], [True, True, True])
+    """
+    from dpcd.ci.discrete import spearman_rho_test
+
+    rows = []
+    for n in sizes:
+        n = int(n)
+        if n < 6:
+            raise ValueError(f"sizes: every n must be at least 6 (two strata of three), got {n}")
+        worst = (-1.0, None)
+        for name, base in _spearman_bases(n):
+            rho, after = spearman_after_insertion(base)
+            change = np.abs(np.abs(after) - abs(rho))
+            r, s = np.unravel_index(int(np.argmax(change)), change.shape)
+            if change[r, s] > worst[0]:
+                worst = (float(change[r, s]), (name, base, int(r), int(s)))
+        name, base, r, s = worst[1]
+        old, new = _with_record(base, r, s)
+        levels = np.array([n + 1, n + 1, 1])
+        computed = abs(abs(spearman_rho_test(new, 0, 1, levels=levels).effect)
+                       - abs(spearman_rho_test(old, 0, 1, levels=levels).effect))
+        bound = 30.0 / n
+        rows.append({"claim_id": "priv_pc:app-e:thm8-spearman-sensitivity", "cell": f"n = {n}",
+                     "holds": bool(computed <= bound + 1e-12),
+                     "detail": f"worst pair found: {name} of {n} records plus one at ranks ({r}, {s}); "
+                               f"||Δρ|| = {computed:.4g} vs the theorem's {bound:.4g} (x{computed / bound:.2f})"})
+        for k in (1, 2):
+            size = n // k
+            best = (-1.0, None)
+            for name, base in _spearman_bases(size):
+                rho, after = spearman_after_insertion(base)
+                for sign in (1.0, -1.0):
+                    other = (k - 1) * (size - 1) * sign  # the other strata: ρ = ±1 each, weight size − 1
+                    total = k * (size - 1)
+                    z_old = ((size - 1) * rho + other) / math.sqrt(total)
+                    z_new = (size * after + other) / math.sqrt(total + 1)
+                    change = np.abs(z_new - z_old)
+                    r, s = np.unravel_index(int(np.argmax(change)), change.shape)
+                    if change[r, s] > best[0]:
+                        best = (float(change[r, s]), (name, base, int(r), int(s), sign))
+            name, base, r, s, sign = best[1]
+            old, new = _with_record(base, r, s)
+            rest = [np.column_stack([np.arange(size), np.arange(size) if sign > 0 else np.arange(size)[::-1],
+                                     np.full(size, j)]) for j in range(1, k)]
+            old, new = np.vstack([old, *rest]), np.vstack([new, *rest])
+            levels = np.array([size + 1, size + 1, k])
+            z_change = abs(spearman_rho_test(new, 0, 1, [2], levels=levels).statistic
+                           - spearman_rho_test(old, 0, 1, [2], levels=levels).statistic)
+            c_rho = 31.0 + 30.0 / size
+            bound = c_rho * math.sqrt(k) / math.sqrt(k * size - k)
+            rows.append({"claim_id": "priv_pc:app-e:thm9-conditional-spearman-sensitivity",
+                         "cell": f"n = {k * size}, k = {k}", "holds": bool(z_change <= bound + 1e-12),
+                         "detail": f"worst pair found: {name} of {size} records in stratum 1 (the others "
+                                   f"{'increasing' if sign > 0 else 'decreasing'}) plus one at ranks ({r}, {s}); "
+                                   f"|ΔZ| = {z_change:.4g} vs the theorem's {bound:.4g} (x{z_change / bound:.2f})"})
+    return pd.DataFrame(rows, columns=_CELL_COLUMNS)
+
+
+def theorem_verdicts(comparison: pd.DataFrame) -> pd.DataFrame:
+    """A sensitivity theorem checked on searched pairs (claims ``priv_pc:app-*``) is *not refuted* where every
+    cell held — a search can refute a theorem, never prove it — and *not reproduced* where a pair breaks it.
+
+    >>> rows = pd.DataFrame({"claim_id": ["priv_pc:app-e:thm8", "priv_pc:sec4.2:x"],
+    ...                      "verdict": ["reproduced", "reproduced"]})
+    >>> theorem_verdicts(rows)["verdict"].tolist()
+    ['not refuted', 'reproduced']
+    """
+    out = comparison.copy()
+    theorem = out["claim_id"].str.startswith("priv_pc:app-") & (out["verdict"] == "reproduced")
+    out.loc[theorem, "verdict"] = "not refuted"
+    return out
 
 
 def qualitative_rows(claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,
