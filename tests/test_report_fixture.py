@@ -158,9 +158,17 @@ def test_a_row_a_trivial_baseline_passes_is_uninformative_not_reproduced():
                             "runs": 10}])
     ours = pd.DataFrame([{"item": "a", "metric": "accuracy", "value": 0.55, "sd": 0.2, "runs": 10},
                          {"item": "b", "metric": "accuracy", "value": 0.95, "sd": 0.01, "runs": 10}])
+    # every rate row faces the constants 0, 0.5 and 1 in compare itself: the constant 0.5 passes a, not b
     judged = reporting.compare(claims, ours, on=["item", "metric"], line="ours", paper="em_pc")
-    assert judged["verdict"].tolist() == ["reproduced", "reproduced"]
+    assert judged["verdict"].tolist() == ["uninformative", "reproduced"]
+    assert "the constant 0.5 = 0.5" in judged.loc[0, "note"]
+    # a notebook's own baseline (a coin's accuracy on these pairs) marks the same way
+    plain = judged.assign(verdict="reproduced", note="")
     coin = pd.DataFrame({"claim_id": judged["claim_id"], "baseline": "a coin", "value": 0.5})
-    marked = reporting.mark_uninformative(judged, coin)
-    assert marked["verdict"].tolist() == ["uninformative", "reproduced"]  # the coin passes a, not b
+    marked = reporting.mark_uninformative(plain, coin)
+    assert marked["verdict"].tolist() == ["uninformative", "reproduced"]
     assert "a coin = 0.5" in marked.loc[0, "note"]
+    # a count is not a rate: no constant applies
+    counts = reporting.compare(claims.assign(metric="edges"), ours.assign(metric="edges"), on=["item", "metric"],
+                               line="ours", paper="em_pc")
+    assert counts["verdict"].tolist() == ["reproduced", "reproduced"]

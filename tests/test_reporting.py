@@ -109,8 +109,8 @@ def test_tolerances_grow_when_runs_shrink():
     assert widths == sorted(widths) and widths[-1] > 1.5 * widths[0]
     assert reporting.sampling_tolerance(paper_sd=0.1, paper_runs=2, ours_sd=0.1, ours_runs=5) > widths[2]
     # the same difference is reproduced with 2 runs of ours and not with 50
-    paper = pd.DataFrame({"item": ["x"], "metric": ["f1"], "value": [0.5], "sd": [0.1], "runs": [5]})
-    verdicts = [reporting.compare(paper, pd.DataFrame({"item": ["x"], "metric": ["f1"], "value": [0.63],
+    paper = pd.DataFrame({"item": ["x"], "metric": ["f1"], "value": [0.3], "sd": [0.1], "runs": [5]})
+    verdicts = [reporting.compare(paper, pd.DataFrame({"item": ["x"], "metric": ["f1"], "value": [0.43],
                                                        "sd": [0.1], "runs": [runs]}),
                                   on=["item", "metric"], line="ours")["verdict"].iloc[0] for runs in (2, 50)]
     assert verdicts == ["reproduced", "not reproduced"]

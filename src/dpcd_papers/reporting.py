@@ -373,7 +373,34 @@ def compare(
                         "tolerance": float(tolerance), "verdict": verdict, "line": line, "diagnosis": "",
                         "diagnostic": "", "diagnostic_value": math.nan, "diagnostic_tolerance": math.nan,
                         "note": note})
-    return pd.DataFrame.from_records(records, columns=list(COMPARISON_COLUMNS))
+    return mark_constant_baselines(pd.DataFrame.from_records(records, columns=list(COMPARISON_COLUMNS)))
+
+
+CONSTANT_BASELINES = (0.0, 0.5, 1.0)
+"""The constants every rate row faces (:func:`mark_constant_baselines`): a rate that one of them also matches within
+the tolerance says nothing about the algorithm. They include the trivial graphs' rates under the scoring
+convention of the rows (the empty graph: TPR 0, FPR 0, TDR 1 where an empty denominator scores 1; the complete
+graph: TPR 1, FPR 1), a coin's accuracy (0.5) and a line without noise where a rate measures what noise removes
+(retention 1)."""
+
+RATE_METRIC = re.compile(r"^(?:tpr|fpr|tdr)$|f1|accuracy|retention|type i|p\(correct\)|error", re.IGNORECASE)
+"""Metrics that are rates in [0, 1], so :data:`CONSTANT_BASELINES` apply (counts, times and scores are not)."""
+
+
+def mark_constant_baselines(comparison: pd.DataFrame) -> pd.DataFrame:
+    """:func:`mark_uninformative` with :data:`CONSTANT_BASELINES` for every row whose metric is a rate
+    (:data:`RATE_METRIC`): the one convention every rate row of every notebook faces (:func:`compare` applies it).
+
+    >>> row = {c: "" for c in COMPARISON_COLUMNS}
+    >>> row.update(claim_id="x", metric="tdr", paper_value=0.97, ours=0.99, tolerance=0.05, verdict="reproduced")
+    >>> mark_constant_baselines(pd.DataFrame([row])).loc[0, "verdict"]
+    'uninformative'
+    """
+    rates = comparison[comparison["metric"].astype(str).str.contains(RATE_METRIC)]
+    baselines = pd.DataFrame([{"claim_id": claim, "baseline": f"the constant {value:g}", "value": value}
+                              for claim in rates["claim_id"] for value in CONSTANT_BASELINES],
+                             columns=["claim_id", "baseline", "value"])
+    return mark_uninformative(comparison, baselines)
 
 
 def _key_part(value: Any) -> Any:
@@ -778,11 +805,13 @@ How a verdict is decided (fixed before any run):
   diagnostic* when its diagnostic line passes the same test as a verdict: within the tolerance computed
   from **the diagnostic's own** spread and runs (`diagnostic_tolerance`), together with its companion
   claims at the same setting (e.g. TPR and TDR), or holds the qualitative claim.
-* **uninformative**: ours lies within the tolerance, but so does a trivial baseline fixed before the run
-  (where one is defined so far: a coin for the private ANM's accuracies; for paper 000 our non-private PC
-  at the same setting and a graph that ignores the data — the empty graph's FPR 0, the complete graph's
-  TPR 1, a random graph's TDR s): the row cannot tell the algorithm from the baseline, so it is not counted
-  as reproduced.
+* **uninformative**: ours lies within the tolerance, but so does a trivial baseline fixed before the run:
+  the row cannot tell the algorithm from the baseline, so it is not counted as reproduced. Every rate row
+  (TPR, FPR, TDR, F1, accuracy, retention, error rates) faces the constants 0, 0.5 and 1, which hold the
+  trivial graphs' rates under the rows' convention (an empty denominator scores 1: the empty graph has TPR 0,
+  FPR 0, TDR 1; the complete graph TPR 1, FPR 1), a coin's accuracy and a line without noise (retention 1);
+  on top, per paper: a random graph's TDR s and our non-private PC at the same setting (paper 000), a coin
+  on the pairs (private ANM), a random graph with as many edges (qualitative F1 claims).
 * **not refuted**: a privacy claim whose audit found no violation. An audit gives a lower bound on ε; it can
   refute a guarantee, never prove one, so such a row says *not refuted* and states the largest bound the
   audit could have shown (its power).
