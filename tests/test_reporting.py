@@ -412,3 +412,23 @@ def test_comparisons_written_before_the_diagnostic_tolerance_column_still_read(t
     table.drop(columns="diagnostic_tolerance").to_csv(tmp_path / "comparison.csv", index=False)
     read = reporting.read_comparison(tmp_path / "comparison.csv")
     assert list(read.columns) == list(reporting.COMPARISON_COLUMNS) and read["diagnostic_tolerance"].isna().all()
+
+
+def test_a_degenerate_diagnostic_cannot_explain_a_miss():
+    """A type II error of 0 from a line that rejects true hypotheses (type I ≥ 0.5) explains nothing; a sound one
+    (type I 0.05) still does."""
+    rows = []
+    for claim in ("a", "b"):
+        row = {c: "" for c in reporting.COMPARISON_COLUMNS}
+        row.update(claim_id=claim, paper="p", item=claim, metric="type II error", paper_value=0.0, ours=0.4,
+                   tolerance=0.05, verdict="not reproduced", diagnostic="d", diagnostic_value=0.0,
+                   diagnostic_tolerance=0.05, note="")
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    assert reporting.explained(frame).tolist() == [True, True]
+    companions = pd.DataFrame({"claim_id": ["a", "b"], "companion": "type I", "value": [1.0, 0.05]})
+    marked = reporting.mark_degenerate_diagnostics(frame, companions)
+    assert reporting.explained(marked).tolist() == [False, True]
+    assert reporting.DEGENERATE_NOTE in marked.loc[0, "note"] and marked.loc[1, "note"] == ""
+    at_threshold = companions.assign(value=[reporting.DEGENERATE_RATE, 0.49])
+    assert reporting.explained(reporting.mark_degenerate_diagnostics(frame, at_threshold)).tolist() == [False, True]

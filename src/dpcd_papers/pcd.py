@@ -53,7 +53,7 @@ VARIANT_LABELS = {"published": "as published", "as_run": "paper-as-run: RCIT sco
 __all__ = ["PAPER_EPSILONS", "VARIANTS", "VARIANT_LABELS", "CLAIM_RULES", "sample_ci_case", "CI_CASES",
            "p_and_sensitivity", "AsRunPCDDecider", "ci_error_cell", "discovery_cell", "network_cell", "sachs_cell",
            "sachs_sample",
-           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims", "CI_CASE_BOUNDS",
+           "fig1_claims", "fig2_claims", "fig3_claims", "numeric_claims", "companion_type_one", "CI_CASE_BOUNDS",
            "edge_baseline", "graph_metrics", "EXTREME_RECORDS", "eq3_cell", "eq3_claims"]
 
 
@@ -499,6 +499,29 @@ def numeric_claims(fig1: pd.DataFrame, fig3: pd.DataFrame, *, variant: str = "pu
         rows.append({"claim_id": "pcd:fig3:kendall-f1-eps-le-1", "value": float(per_run.mean()),
                      "sd": float(per_run.std(ddof=1)) if len(per_run) > 1 else math.nan, "runs": len(per_run)})
     return pd.DataFrame(rows, columns=["claim_id", "value", "sd", "runs"])
+
+
+def companion_type_one(fig1: pd.DataFrame, *, variant: str = "as_run") -> pd.DataFrame:
+    """For each type II claim of :func:`numeric_claims`: the same line's type I error in the same case at m = 200
+    (mean over the profile's finite ε), the companion :func:`dpcd_papers.reporting.mark_degenerate_diagnostics`
+    reads — a type II error of 0 from a test that rejects every true hypothesis explains nothing.
+
+    >>> fig1 = pd.DataFrame([{"n": 200, "case": "ci", "ci_test": "rcit", "error": "type_I", "variant": "as_run",
+    ...                       "epsilon": e, "repetition": 0, "wrong": 1.0} for e in (1.0, 2.0, math.inf)])
+    >>> companion_type_one(fig1)[["claim_id", "value"]].values.tolist()
+    [['pcd:fig1b:rcit-type-ii-m200', 1.0]]
+    """
+    _check_variant(variant)
+    rows = []
+    for claim, case, test in (("pcd:fig1b:rcit-type-ii-m200", "ci", "rcit"),
+                              ("pcd:fig1b:kendall-type-ii-m200", "ci", "kendall"),
+                              ("pcd:fig1d:rcit-type-ii-m200", "independence", "rcit")):
+        part = fig1[(fig1["case"] == case) & (fig1["error"] == "type_I") & (fig1["ci_test"] == test)
+                    & (fig1["n"] == 200) & (fig1["variant"] == variant) & np.isfinite(fig1["epsilon"].astype(float))]
+        if len(part):
+            rows.append({"claim_id": claim, "companion": f"the diagnostic's type I error ({case} case, m = 200)",
+                         "value": float(part["wrong"].mean())})
+    return pd.DataFrame(rows, columns=["claim_id", "companion", "value"])
 
 
 def qualitative_rows(claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,

@@ -50,6 +50,8 @@ __all__ = [
     "explained",
     "mark_uninformative",
     "mark_uninformative_shares",
+    "mark_degenerate_diagnostics",
+    "mark_constant_baselines",
     "data_dir",
     "write_table",
     "to_markdown",
@@ -556,7 +558,50 @@ def explained(comparison: pd.DataFrame) -> pd.Series:
     answered = ~qualitative & values.notna()
     keys = [comparison[c].astype(str) for c in ("paper", "item", "diagnostic")]
     companions_close = (close | ~answered).groupby(keys).transform("all").astype(bool)
-    return (comparison["verdict"] == "not reproduced") & ((qualitative & holds) | (answered & close & companions_close))
+    degenerate = comparison["note"].astype(str).str.contains(DEGENERATE_NOTE, regex=False) \
+        if "note" in comparison.columns else pd.Series(False, index=comparison.index)
+    return ((comparison["verdict"] == "not reproduced") & ~degenerate
+            & ((qualitative & holds) | (answered & close & companions_close)))
+
+
+DEGENERATE_NOTE = "degenerate diagnostic"
+"""The note :func:`mark_degenerate_diagnostics` writes; :func:`explained` never counts such a row."""
+
+DEGENERATE_RATE = 0.5
+"""A diagnostic line whose companion error rate at the same setting is at least this (a test that rejects true
+independence at least as often as a coin) is degenerate: its good rate on the other side is trivial."""
+
+
+def mark_degenerate_diagnostics(comparison: pd.DataFrame, companions: pd.DataFrame) -> pd.DataFrame:
+    """Stop a diagnostic from explaining a miss where its own companion metric is degenerate.
+
+    ``companions`` has ``claim_id``, ``companion`` (what, e.g. "type I error of the diagnostic") and ``value``:
+    the diagnostic line's companion rate at the row's setting. A type II error of 0 from a test that rejects
+    every true hypothesis (type I 1) says nothing, so where ``value`` ≥ :data:`DEGENERATE_RATE` the row's note says
+    so (:data:`DEGENERATE_NOTE`) and :func:`explained` no longer counts it.
+
+    >>> row = {c: "" for c in COMPARISON_COLUMNS}
+    >>> row.update(claim_id="x", metric="type II error", paper_value=0.0, tolerance=0.05, verdict="not reproduced",
+    ...            diagnostic="d", diagnostic_value=0.0, diagnostic_tolerance=0.05)
+    >>> frame = pd.DataFrame([row])
+    >>> bool(explained(frame).iloc[0])
+    True
+    >>> marked = mark_degenerate_diagnostics(frame, pd.DataFrame(
+    ...     {"claim_id": ["x"], "companion": ["its type I error"], "value": [1.0]}))
+    >>> bool(explained(marked).iloc[0])
+    False
+    """
+    comparison = comparison.copy()
+    by_claim = {claim: (str(what), value) for claim, what, value in
+                zip(companions["claim_id"], companions["companion"], companions["value"])}
+    for index, row in comparison.iterrows():
+        found = by_claim.get(row["claim_id"])
+        if found is None or not _is_number(found[1]) or float(found[1]) < DEGENERATE_RATE:
+            continue
+        note = str(row["note"]) if isinstance(row["note"], str) else ""
+        comparison.loc[index, "note"] = (note + "; " if note else "") + (
+            f"{DEGENERATE_NOTE}: {found[0]} is {float(found[1]):.2f} at this setting, so it cannot explain the miss")
+    return comparison
 
 
 def _check_comparison(df: pd.DataFrame, argument: str) -> pd.DataFrame:
