@@ -365,3 +365,15 @@ def test_sec6b_claims_compare_privpc_star_with_pc_at_their_settings():
     assert paper.privpc_star_vs_pc(summary.iloc[:0], settings, metrics, "same") == (0, 0)
     with pytest.raises(ValueError, match="relation"):
         paper.privpc_star_vs_pc(summary, settings, metrics, "better")
+
+
+def test_lapmech_tests_reject_true_independence_when_the_table_dwarfs_the_rows():
+    """The experiment behind LapMech's near-complete graphs: on independent data G² over its noisy marginals is
+    calibrated only when 2K/(nε²) is small (p = 5), and rejects far above α at the paper's p = 10 settings."""
+    wide = paper.lapmech_null_cell(p=10, n=1_000, epsilon=1.0, rng=0, repetitions=20)
+    assert wide["inflation"] > 50 and wide["type_I_order_0"] >= 0.8 and wide["type_I_order_1"] >= 0.8
+    small = paper.lapmech_null_cell(p=5, n=5_000, epsilon=10.0, rng=0, repetitions=20)
+    assert small["inflation"] < 1.05 and small["type_I_order_0"] <= 0.1
+    null = pd.DataFrame([{"p": 10, "n": 1_000, "epsilon": 1.0, **wide}])
+    text = paper._lapmech_null_text(null, pd.Series({"p": 10, "n": 1_000, "epsilon": 1.0}))
+    assert "reject true independence" in text and f"{wide['type_I_order_0']:.0%}" in text
