@@ -222,7 +222,8 @@ def test_build_comparison_judges_every_claim_once_with_the_declared_line(paper_v
     categorical, numerical = small_runs
     comparison = paper.build_comparison(paper_values, categorical, numerical, None)
     # + 4 claims without a number and Sec. VI-B's four claims on PrivPC*
-    assert comparison["claim_id"].is_unique and len(comparison) == len(paper_values) + 4 + len(paper.SEC6B_CLAIMS)
+    assert comparison["claim_id"].is_unique and len(comparison) == (len(paper_values) + 4 + len(paper.SEC6B_CLAIMS)
+                                                                  + len(paper.TEXT_CLAIMS))
     assert set(comparison["line"]) <= {*paper.LINES.values(), "em_pc vs lapmech", "privpc_star vs pc", "em_pc vs pc"}
     decisions = comparison.set_index("claim_id").loc["em_pc:sec4:em_pc-few-decisions"]
     assert decisions["verdict"] != "not computed"  # the runs record EM-PC's rounds and PC's tests
