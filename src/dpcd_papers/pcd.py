@@ -330,7 +330,9 @@ CLAIM_RULES = {
     "pcd:fig2:precision-above-recall": "per (network, n, test, eps): skeleton precision > recall",
     "pcd:fig2:rcit-advantage-grows-with-n": "per (network, eps): RCIT's F1 minus Kendall's F1 is larger at the "
                                             "largest n than at the smallest n",
+    "pcd:fig2:rcit-more-advantageous": "per (network, n, eps), eps finite: RCIT's F1 exceeds Kendall's",
     "pcd:fig3:rcit-far-above-kendall": "per eps <= 1: RCIT's F1 exceeds Kendall's by >= 0.1",
+    "pcd:fig3:rcit-better-performance": "per eps, eps finite: RCIT's F1 exceeds Kendall's on Sachs",
     "pcd:fig3:low-recall": "per (test, eps): skeleton recall < 0.5",
     "pcd:thm3:eq3-bounds-the-rcit-score": "per m: no searched replacement of one record moves the RCIT score of the "
                                           "Fig. 1 CI test by more than Eq. 3's Delta_R of the data set",
@@ -419,8 +421,8 @@ def fig2_claims(fig2: pd.DataFrame, *, variant: str = "published") -> pd.DataFra
 
     >>> rows = [{"network": "x", "n": 500, "ci_test": t, "variant": "published", "epsilon": 1.0,
     ...          "precision": 0.9, "recall": r, "f1": f} for t, r, f in [("rcit", 0.5, 0.6), ("kendall", 0.2, 0.3)]]
-    >>> fig2_claims(pd.DataFrame(rows))["holds"].tolist()
-    [True, True]
+    >>> fig2_claims(pd.DataFrame(rows))["holds"].tolist()  # precision > recall twice, RCIT above Kendall
+    [True, True, True]
     """
     _check_variant(variant)
     part = fig2[fig2["variant"] == variant] if "variant" in fig2.columns else fig2
@@ -429,6 +431,12 @@ def fig2_claims(fig2: pd.DataFrame, *, variant: str = "published") -> pd.DataFra
              "cell": f"{r.network}, n={r.n}, {r.ci_test}, eps={_eps(r.epsilon)}",
              "holds": bool(r.precision > r.recall), "detail": f"{r.precision:.2f} vs {r.recall:.2f}"}
             for r in means.itertuples() if not (math.isnan(r.precision) or math.isnan(r.recall))]
+    pairs = means.pivot_table(index=["network", "n", "epsilon"], columns="ci_test", values="f1").reset_index()
+    if {"rcit", "kendall"} <= set(pairs.columns):
+        rows += [{"claim_id": "pcd:fig2:rcit-more-advantageous", "cell": f"{r.network}, n={r.n}, eps={_eps(r.epsilon)}",
+                  "holds": bool(r.rcit > r.kendall), "detail": f"RCIT {r.rcit:.2f}, Kendall {r.kendall:.2f}"}
+                 for r in pairs.itertuples() if math.isfinite(r.epsilon) and not (math.isnan(r.rcit)
+                                                                                or math.isnan(r.kendall))]
     sizes = sorted(means["n"].unique())
     if len(sizes) >= 2:
         wide = means.pivot_table(index=["network", "epsilon", "n"], columns="ci_test", values="f1").reset_index()
@@ -451,7 +459,7 @@ def fig3_claims(fig3: pd.DataFrame, *, variant: str = "published") -> pd.DataFra
     >>> rows = [{"ci_test": t, "variant": "published", "epsilon": 1.0, "precision": 0.5, "recall": 0.2, "f1": f}
     ...         for t, f in [("rcit", 0.5), ("kendall", 0.3)]]
     >>> fig3_claims(pd.DataFrame(rows))["holds"].tolist()
-    [True, True, True]
+    [True, True, True, True]
     """
     _check_variant(variant)
     part = fig3[fig3["variant"] == variant] if "variant" in fig3.columns else fig3
@@ -462,6 +470,10 @@ def fig3_claims(fig3: pd.DataFrame, *, variant: str = "published") -> pd.DataFra
         for epsilon, row in wide[wide.index <= 1.0].iterrows():
             rows.append({"claim_id": "pcd:fig3:rcit-far-above-kendall", "cell": f"eps={_eps(epsilon)}",
                          "holds": bool(row["rcit"] - row["kendall"] >= 0.1),
+                         "detail": f"RCIT {row['rcit']:.2f}, Kendall {row['kendall']:.2f}"})
+        for epsilon, row in wide[np.isfinite(wide.index.to_numpy(dtype=float))].iterrows():
+            rows.append({"claim_id": "pcd:fig3:rcit-better-performance", "cell": f"eps={_eps(epsilon)}",
+                         "holds": bool(row["rcit"] > row["kendall"]),
                          "detail": f"RCIT {row['rcit']:.2f}, Kendall {row['kendall']:.2f}"})
     rows += [{"claim_id": "pcd:fig3:low-recall", "cell": f"{r.ci_test}, eps={_eps(r.epsilon)}",
               "holds": bool(r.recall < 0.5), "detail": f"recall {r.recall:.2f}"} for r in means.itertuples()]
