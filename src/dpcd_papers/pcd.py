@@ -480,6 +480,12 @@ def fig3_claims(fig3: pd.DataFrame, *, variant: str = "published") -> pd.DataFra
     return pd.DataFrame(rows, columns=_CELL_COLUMNS)
 
 
+TYPE_II_CLAIMS = (("pcd:fig1b:rcit-type-ii-m200", "ci", "rcit"),
+                  ("pcd:fig1b:kendall-type-ii-m200", "ci", "kendall"),
+                  ("pcd:fig1d:rcit-type-ii-m200", "independence", "rcit"))
+"""The numeric type II claims of Fig. 1 (b, d) at m = 200: (claim id, case, test)."""
+
+
 def numeric_claims(fig1: pd.DataFrame, fig3: pd.DataFrame, *, variant: str = "published") -> pd.DataFrame:
     """Our value, sd and run count for each numeric claim of the prose (claim ids of ``data/paper_values/pcd.csv``).
 
@@ -496,9 +502,7 @@ def numeric_claims(fig1: pd.DataFrame, fig3: pd.DataFrame, *, variant: str = "pu
     """
     _check_variant(variant)
     rows = []
-    for claim, case, test in (("pcd:fig1b:rcit-type-ii-m200", "ci", "rcit"),
-                              ("pcd:fig1b:kendall-type-ii-m200", "ci", "kendall"),
-                              ("pcd:fig1d:rcit-type-ii-m200", "independence", "rcit")):
+    for claim, case, test in TYPE_II_CLAIMS:
         part = fig1[(fig1["case"] == case) & (fig1["error"] == "type_II") & (fig1["ci_test"] == test)
                     & (fig1["n"] == 200) & (fig1["variant"] == variant)]
         if len(part):
@@ -525,9 +529,7 @@ def companion_type_one(fig1: pd.DataFrame, *, variant: str = "as_run") -> pd.Dat
     """
     _check_variant(variant)
     rows = []
-    for claim, case, test in (("pcd:fig1b:rcit-type-ii-m200", "ci", "rcit"),
-                              ("pcd:fig1b:kendall-type-ii-m200", "ci", "kendall"),
-                              ("pcd:fig1d:rcit-type-ii-m200", "independence", "rcit")):
+    for claim, case, test in TYPE_II_CLAIMS:
         part = fig1[(fig1["case"] == case) & (fig1["error"] == "type_I") & (fig1["ci_test"] == test)
                     & (fig1["n"] == 200) & (fig1["variant"] == variant) & np.isfinite(fig1["epsilon"].astype(float))]
         if len(part):
