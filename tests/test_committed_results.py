@@ -36,7 +36,6 @@ def test_comparison_has_the_columns_and_a_diagnosis_on_every_miss(path):
     reporting.read_comparison(path)  # the reader's own checks
 
 
-@pytest.mark.xfail(strict=True, reason="the committed em_pc run predates the fix; its re-run is issue 56's")
 def test_no_committed_diagnosis_blames_a_pc_row_that_matches_the_paper():
     from dpcd_papers import em_pc
 
