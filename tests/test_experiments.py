@@ -332,6 +332,7 @@ def test_archive_round_trip_is_exact_and_checked(tmp_path):
 GRID_CELLS = [
     ("dpcd_papers.pc_baseline", "run_network"), ("dpcd_papers.priv_pc", "run_cell"),
     ("dpcd_papers.curate", "run_cell"), ("dpcd_papers.em_pc", "run_cell"), ("dpcd_papers.em_pc", "run_numerical_cell"),
+    ("dpcd_papers.em_pc", "lapmech_null_cell"),
     ("dpcd_papers.pcd", "ci_error_cell"), ("dpcd_papers.pcd", "network_cell"), ("dpcd_papers.pcd", "sachs_cell"),
     ("dpcd_papers.pcd_gcm", "gcm_error_cell"), ("dpcd_papers.pcd_gcm", "gcm_network_cell"), ("dpcd_papers.pcd", "eq3_cell"),
     ("dpcd_papers.private_anm", "test_set_cell"), ("dpcd_papers.private_anm", "training_set_cell"),
