@@ -331,7 +331,7 @@ def test_the_spearman_search_is_exact_and_the_theorems_are_not_refuted():
     claims = reporting.load_paper_values("priv_pc")
     claims = claims[claims["claim_id"].str.startswith("priv_pc:app-e")]
     assert len(claims) == 2
-    rows = priv_pc_cells.theorem_verdicts(priv_pc_cells.qualitative_rows(claims, cells, line="searched pair"))
+    rows = reporting.not_refuted(priv_pc_cells.qualitative_rows(claims, cells, line="searched pair"), "priv_pc:app-")
     assert (rows["verdict"] == "not refuted").all()
     with pytest.raises(ValueError, match="sizes"):
         priv_pc_cells.spearman_sensitivity_claims((4,))

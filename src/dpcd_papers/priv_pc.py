@@ -60,7 +60,6 @@ __all__ = [
     "sensitivity_claims",
     "spearman_after_insertion",
     "spearman_sensitivity_claims",
-    "theorem_verdicts",
     "qualitative_rows",
 ]
 
@@ -521,14 +520,21 @@ def spearman_sensitivity_claims(sizes: Sequence[int] = (10, 100, 1000)) -> pd.Da
     """
     from dpcd.ci.discrete import spearman_rho_test
 
+    searched: dict[int, list[tuple[str, np.ndarray, float, np.ndarray]]] = {}
+
+    def insertions(size: int) -> list[tuple[str, np.ndarray, float, np.ndarray]]:
+        """Each base of ``size`` records with ρ before and after every insertion (computed once per size)."""
+        if size not in searched:
+            searched[size] = [(name, base, *spearman_after_insertion(base)) for name, base in _spearman_bases(size)]
+        return searched[size]
+
     rows = []
     for n in sizes:
         n = int(n)
         if n < 6:
             raise ValueError(f"sizes: every n must be at least 6 (two strata of three), got {n}")
         worst = (-1.0, None)
-        for name, base in _spearman_bases(n):
-            rho, after = spearman_after_insertion(base)
+        for name, base, rho, after in insertions(n):
             change = np.abs(np.abs(after) - abs(rho))
             r, s = np.unravel_index(int(np.argmax(change)), change.shape)
             if change[r, s] > worst[0]:
@@ -546,8 +552,7 @@ def spearman_sensitivity_claims(sizes: Sequence[int] = (10, 100, 1000)) -> pd.Da
         for k in (1, 2):
             size = n // k
             best = (-1.0, None)
-            for name, base in _spearman_bases(size):
-                rho, after = spearman_after_insertion(base)
+            for name, base, rho, after in insertions(size):
                 for sign in (1.0, -1.0):
                     other = (k - 1) * (size - 1) * sign  # the other strata: ρ = ±1 each, weight size − 1
                     total = k * (size - 1)
@@ -573,21 +578,6 @@ def spearman_sensitivity_claims(sizes: Sequence[int] = (10, 100, 1000)) -> pd.Da
                                    f"{'increasing' if sign > 0 else 'decreasing'}) plus one at ranks ({r}, {s}); "
                                    f"|ΔZ| = {z_change:.4g} vs the theorem's {bound:.4g} (x{z_change / bound:.2f})"})
     return pd.DataFrame(rows, columns=_CELL_COLUMNS)
-
-
-def theorem_verdicts(comparison: pd.DataFrame) -> pd.DataFrame:
-    """A sensitivity theorem checked on searched pairs (claims ``priv_pc:app-*``) is *not refuted* where every
-    cell held — a search can refute a theorem, never prove it — and *not reproduced* where a pair breaks it.
-
-    >>> rows = pd.DataFrame({"claim_id": ["priv_pc:app-e:thm8", "priv_pc:sec4.2:x"],
-    ...                      "verdict": ["reproduced", "reproduced"]})
-    >>> theorem_verdicts(rows)["verdict"].tolist()
-    ['not refuted', 'reproduced']
-    """
-    out = comparison.copy()
-    theorem = out["claim_id"].str.startswith("priv_pc:app-") & (out["verdict"] == "reproduced")
-    out.loc[theorem, "verdict"] = "not refuted"
-    return out
 
 
 def qualitative_rows(claims: pd.DataFrame, cells: pd.DataFrame, *, line: str,

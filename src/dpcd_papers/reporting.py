@@ -46,6 +46,7 @@ __all__ = [
     "qualitative_claim",
     "qualitative_rows",
     "attach_diagnostic",
+    "not_refuted",
     "diagnose",
     "explained",
     "mark_uninformative",
@@ -570,6 +571,26 @@ DEGENERATE_NOTE = "degenerate diagnostic"
 DEGENERATE_RATE = 0.5
 """A diagnostic line whose companion error rate at the same setting is at least this (a test that rejects true
 independence at least as often as a coin) is degenerate: its good rate on the other side is trivial."""
+
+
+def not_refuted(comparison: pd.DataFrame, claims: str | tuple[str, ...], *, note: str = "") -> pd.DataFrame:
+    """A theorem checked by a search (a sensitivity bound, a privacy claim) is *not refuted* where the search held,
+    never *reproduced*: a search can refute a theorem, not prove it. ``claims`` is a claim-id prefix or a tuple of
+    prefixes (a whole id is its own prefix); rows of those claims whose verdict is ``"reproduced"`` become
+    ``"not refuted"`` and get ``note`` appended; a refuted theorem keeps *not reproduced*.
+
+    >>> rows = pd.DataFrame({"claim_id": ["priv_pc:app-e:thm8", "priv_pc:sec4.2:x", "priv_pc:app-e:thm9"],
+    ...                      "verdict": ["reproduced", "reproduced", "not reproduced"], "note": ["", "", ""]})
+    >>> not_refuted(rows, "priv_pc:app-")["verdict"].tolist()
+    ['not refuted', 'reproduced', 'not reproduced']
+    """
+    out = comparison.copy()
+    held = out["claim_id"].astype(str).str.startswith(claims) & (out["verdict"] == "reproduced")
+    out.loc[held, "verdict"] = "not refuted"
+    if note:
+        out.loc[held, "note"] = [f"{old}; {note}" if isinstance(old, str) and old else note
+                                 for old in out.loc[held, "note"]]
+    return out
 
 
 def mark_degenerate_diagnostics(comparison: pd.DataFrame, companions: pd.DataFrame) -> pd.DataFrame:
