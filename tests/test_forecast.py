@@ -96,6 +96,7 @@ def test_cli_forecast_writes_table_and_plot(cancer_schema, tmp_path, capsys):
                  "--repetitions", "2", "--out", str(out) + "/", "--dependence", "nonlinear"]) == 0  # numeric only
     printed = capsys.readouterr().out
     assert "algorithm auto would pick em_pc" in printed and "This forecast is synthetic" in printed
+    assert "How far to trust it" in printed  # the error the benchmark measured on held-out networks
     assert f"wrote {out}{os.sep}: forecast.csv" in printed  # one separator, though the user typed one
     table = pd.read_csv(out / "forecast.csv")
     assert sorted(table["epsilon"]) == [0.5, 2.0]

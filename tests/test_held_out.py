@@ -107,3 +107,17 @@ def test_a_network_the_schema_refuses_is_a_refused_row_not_a_failed_grid():
     assert "more than 20 categories" in rows[0]["error"] and np.isnan(rows[0]["skeleton_f1"])
     lost = benchmark.diagnose_cell(dataset="mildew", epsilon=1.0, delta=1e-6, n=2_000, rng=0)
     assert len(lost) == 1 and lost[0]["kind"].startswith("refused: ")
+
+
+def test_the_release_page_states_the_forecast_error_the_committed_benchmark_measured(project_root):
+    import pandas as pd
+
+    from dpcd.release.html import FORECAST_CAUTION, FORECAST_HELD_OUT_ERROR
+
+    summary = pd.read_csv(project_root / "figures" / "benchmark" / "benchmark_held_out_summary.csv")
+    auto = summary[(summary["label"] == "auto (discover)") & (summary["epsilon"] == 1.0)
+                   & summary["dataset"].isin(benchmark.HELD_OUT)].dropna(subset=["skeleton_f1_mean"])
+    error = auto["forecast_skeleton_f1"] - auto["skeleton_f1_mean"]
+    assert len(error) >= 3
+    assert (round(float(error.min()), 2), round(float(error.max()), 2)) == FORECAST_HELD_OUT_ERROR
+    assert f"{FORECAST_HELD_OUT_ERROR[0]:.2f}–{FORECAST_HELD_OUT_ERROR[1]:.2f}" in FORECAST_CAUTION

@@ -94,6 +94,7 @@ def test_report_html_is_valid_and_holds_graph_privacy_and_forecast(release):
     assert f"ε = {privacy['guarantee']['epsilon']:.3g}" in text and "replace" in text
     assert "Assumed public" in text and "n = 2000" in text
     assert "This forecast is synthetic" in text and "EM-PC" in text
+    assert "How far to trust it" in text and "upper estimate" in text  # the benchmark's measured held-out error
     assert "Noise: fresh operating-system entropy" in text  # the CLI without --seed: secret noise
 
 

@@ -26,6 +26,7 @@ from . import __version__
 from .forecast import MIN_EXPECTED_F1
 from .preparation import RELEASE_ALPHA
 from .release.api import EPSILON_REFUSE
+from .release.html import FORECAST_CAUTION
 
 __all__ = ["main", "build_parser", "OneLineParser", "run", "EXIT_FAILURE", "EXIT_USAGE"]
 
@@ -227,6 +228,7 @@ def _forecast(args: argparse.Namespace) -> int:
             print(f"epsilon={eps:g}: best forecast {best['label']}, skeleton F1 {best['skeleton_f1']:.2f} against "
                   f"{best['random_f1']:.2f} for a random graph with as many edges: {best['verdict']}")
     print(forecast.statement)
+    print(FORECAST_CAUTION)
     if args.out is not None:
         import matplotlib
 
