@@ -694,7 +694,7 @@ def text_claims(categorical: pd.DataFrame, numerical: pd.DataFrame) -> list[dict
     if len(cat):
         em = cat[cat["algorithm"] == "em_pc"].set_index(settings)
         lap = cat[cat["algorithm"] == "lapmech"].set_index(settings)
-        both = em.join(lap, how="inner", lsuffix="_em", rsuffix="_lap").dropna(subset=["tpr_em", "tpr_lap"])
+        both = em.add_suffix("_em").join(lap.add_suffix("_lap"), how="inner").dropna(subset=["tpr_em", "tpr_lap"])
         both = both[np.isclose(both.index.get_level_values("sparseness"), 0.2)]
         wins = (both["tpr_em"] > both["tpr_lap"]) & (both["fpr_em"] < both["fpr_lap"]) & (both["tdr_em"] > both["tdr_lap"])
         cells["em_pc:sec6a:s02-em_pc-beats-lapmech-all-three"] = (int(wins.sum()), len(both))
