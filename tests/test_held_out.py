@@ -121,3 +121,19 @@ def test_the_release_page_states_the_forecast_error_the_committed_benchmark_meas
     assert len(error) >= 3
     assert (round(float(error.min()), 2), round(float(error.max()), 2)) == FORECAST_HELD_OUT_ERROR
     assert f"{FORECAST_HELD_OUT_ERROR[0]:.2f}–{FORECAST_HELD_OUT_ERROR[1]:.2f}" in FORECAST_CAUTION
+
+
+def test_the_forecast_calibration_check_reads_development_networks_only(project_root):
+    import pandas as pd
+
+    from dpcd_papers.forecast_check import adjacent_pair_information
+
+    folder = project_root / "figures" / "benchmark"
+    information = pd.read_csv(folder / "benchmark_pair_information.csv")
+    assert set(information["network"]) == set(benchmark.DEVELOPMENT)  # no held-out network chooses a correction
+    assert set(information["source"]) == {"network", "forecast's synthetic tables"}
+    errors = pd.read_csv(folder / "benchmark_forecast_development.csv")
+    assert set(errors["dataset"]) == set(benchmark.DEVELOPMENT)
+    # the synthetic truths are the forecast's: asia's schema (8 columns), about two neighbours per node
+    network, synthetic = adjacent_pair_information("asia", n=500, draws=4, rng=3)
+    assert network["edges"] == 8 and 4 <= synthetic["edges"] / 4 <= 14
