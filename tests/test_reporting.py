@@ -80,6 +80,9 @@ PAPER = pd.DataFrame(
         "note": ["Table 2", "Table 2", "Table 2, no sd printed", "Table 2", "Table 3"],
     }
 )
+PAPER_OFF_CONSTANTS = PAPER.assign(value=[0.80, 0.62, 0.70, 0.60, 0.9])
+"""PAPER with asia's ε = 0.1 value away from the constants 0, 0.5 and 1, so a diagnostic matching it can explain."""
+
 OURS = pd.DataFrame(
     {"network": ["asia", "asia", "sachs", "child"], "epsilon": [1, 0.1, 1.0, 1.0], "value": [0.83, 0.30, 0.69, 0.5],
      "sd": [0.05, 0.05, np.nan, 0.01], "runs": [5, 5, 1, 5], "metric": ["F1"] * 4}
@@ -183,7 +186,12 @@ def test_diagnose_and_attach_diagnostic():
     table = reporting.diagnose(table, lambda row: "budget stop" if row["diagnostic"] else "needs alarm at n=1e5")
     assert table["verdict"].tolist()[1] == "not reproduced"  # a diagnostic never changes a verdict
     assert table["diagnosis"].tolist() == ["", "budget stop", "", "budget stop", "needs alarm at n=1e5"]
-    assert reporting.explained(table).tolist() == [False, True, False, False, False]
+    assert reporting.explained(table).tolist() == [False] * 5  # 0.49 matches the constant 0.5 too: no explanation
+    away = reporting.compare(PAPER_OFF_CONSTANTS, OURS, on=["network", "epsilon", "metric"], line="em_pc",
+                             paper="em_pc")
+    diagnostic = pd.DataFrame({"claim_id": away["claim_id"].iloc[[1, 3]], "value": [0.61, 0.2]})
+    away = reporting.attach_diagnostic(away, diagnostic, name="em_pc without the budget stop (not DP)")
+    assert reporting.explained(away).tolist() == [False, True, False, False, False]
     qualitative = pd.DataFrame([reporting.qualitative_claim("p", "p:x", "x", "claim", holds=1, cells=4, line="l",
                                                             diagnosis="d")])
     holds = reporting.attach_diagnostic(qualitative, pd.DataFrame({"claim_id": ["p:x"], "value": [0.9]}), name="d")
@@ -382,7 +390,7 @@ def test_full_profile_wall_adds_the_full_runs_only(results_dir):
 
 
 def test_a_diagnostic_is_judged_with_its_own_spread_and_its_companions():
-    table = reporting.compare(PAPER, OURS, on=["network", "epsilon", "metric"], line="em_pc", paper="em_pc")
+    table = reporting.compare(PAPER_OFF_CONSTANTS, OURS, on=["network", "epsilon", "metric"], line="em_pc", paper="em_pc")
     missed = table.index[table["verdict"] == "not reproduced"][0]
     claim = table.at[missed, "claim_id"]
     near = table.at[missed, "paper_value"] + 0.9 * table.at[missed, "tolerance"]
@@ -394,15 +402,15 @@ def test_a_diagnostic_is_judged_with_its_own_spread_and_its_companions():
     assert not reporting.explained(tight).any()  # outside its own, narrower interval: not explained
     assert tight.at[missed, "diagnostic_tolerance"] == pytest.approx(0.1 * table.at[missed, "tolerance"])
     pair = pd.DataFrame({"claim_id": ["a:tpr", "a:tdr"], "paper": "p", "item": "setting a", "metric": ["tpr", "tdr"],
-                         "paper_value": [0.9, 0.8], "ours": [0.3, 0.8], "difference": [-0.6, 0.0],
+                         "paper_value": [0.75, 0.7], "ours": [0.3, 0.7], "difference": [-0.45, 0.0],
                          "tolerance": [0.1, 0.1], "verdict": ["not reproduced", "reproduced"], "line": "l",
                          "diagnosis": ["d", ""], "diagnostic": "", "diagnostic_value": math.nan,
                          "diagnostic_tolerance": math.nan, "note": ""})
-    both = reporting.attach_diagnostic(pair, pd.DataFrame({"claim_id": ["a:tpr", "a:tdr"], "value": [0.9, 0.8]}),
+    both = reporting.attach_diagnostic(pair, pd.DataFrame({"claim_id": ["a:tpr", "a:tdr"], "value": [0.75, 0.7]}),
                                        name="d")
     assert reporting.explained(both).tolist() == [True, False]
     companion_misses = reporting.attach_diagnostic(pair, pd.DataFrame({"claim_id": ["a:tpr", "a:tdr"],
-                                                                       "value": [0.9, 0.3]}), name="d")
+                                                                       "value": [0.75, 0.3]}), name="d")
     assert reporting.explained(companion_misses).tolist() == [False, False]
 
 
@@ -420,8 +428,8 @@ def test_a_degenerate_diagnostic_cannot_explain_a_miss():
     rows = []
     for claim in ("a", "b"):
         row = {c: "" for c in reporting.COMPARISON_COLUMNS}
-        row.update(claim_id=claim, paper="p", item=claim, metric="type II error", paper_value=0.0, ours=0.4,
-                   tolerance=0.05, verdict="not reproduced", diagnostic="d", diagnostic_value=0.0,
+        row.update(claim_id=claim, paper="p", item=claim, metric="type II error", paper_value=0.2, ours=0.6,
+                   tolerance=0.05, verdict="not reproduced", diagnostic="d", diagnostic_value=0.2,
                    diagnostic_tolerance=0.05, note="")
         rows.append(row)
     frame = pd.DataFrame(rows)
@@ -430,5 +438,7 @@ def test_a_degenerate_diagnostic_cannot_explain_a_miss():
     marked = reporting.mark_degenerate_diagnostics(frame, companions)
     assert reporting.explained(marked).tolist() == [False, True]
     assert reporting.DEGENERATE_NOTE in marked.loc[0, "note"] and marked.loc[1, "note"] == ""
+    # a type II error of 0 that the diagnostic matches is the constant 0's too: no explanation at all
+    assert reporting.explained(frame.assign(paper_value=0.0, diagnostic_value=0.0)).tolist() == [False, False]
     at_threshold = companions.assign(value=[reporting.DEGENERATE_RATE, 0.49])
     assert reporting.explained(reporting.mark_degenerate_diagnostics(frame, at_threshold)).tolist() == [False, True]

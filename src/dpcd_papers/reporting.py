@@ -546,6 +546,13 @@ def explained(comparison: pd.DataFrame) -> pd.Series:
     ...                      "diagnostic_tolerance": [0.1, 0.1, 0.1]})
     >>> explained(rows).tolist()  # s1: TDR misses, so TPR is not explained either; s2: outside its own 0.1
     [False, False, False]
+
+    A rate that a constant of :data:`CONSTANT_BASELINES` also matches within the diagnostic's tolerance is no
+    explanation (the rule a verdict faces, :func:`mark_constant_baselines`):
+
+    >>> rows["diagnostic_value"] = [0.85, 0.75, 0.55]
+    >>> explained(rows).tolist()  # s2's 0.55 is within 0.1 of the constant 0.5
+    [True, True, False]
     """
     values = pd.to_numeric(comparison["diagnostic_value"], errors="coerce")
     paper = pd.to_numeric(comparison["paper_value"], errors="coerce")
@@ -561,8 +568,12 @@ def explained(comparison: pd.DataFrame) -> pd.Series:
     companions_close = (close | ~answered).groupby(keys).transform("all").astype(bool)
     degenerate = comparison["note"].astype(str).str.contains(DEGENERATE_NOTE, regex=False) \
         if "note" in comparison.columns else pd.Series(False, index=comparison.index)
+    # a rate the diagnostic shares with a constant baseline (within its own tolerance) explains nothing, as a
+    # verdict that a constant also earns is uninformative (mark_constant_baselines)
+    rate = comparison["metric"].astype(str).str.contains(RATE_METRIC)
+    trivial = rate & pd.concat([(values - c).abs() <= own + 1e-12 for c in CONSTANT_BASELINES], axis=1).any(axis=1)
     return ((comparison["verdict"] == "not reproduced") & ~degenerate
-            & ((qualitative & holds) | (answered & close & companions_close)))
+            & ((qualitative & holds) | (answered & close & companions_close & ~trivial)))
 
 
 DEGENERATE_NOTE = "degenerate diagnostic"
