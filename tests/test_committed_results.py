@@ -110,3 +110,33 @@ def test_readme_states_the_measured_total_of_the_full_profile():
         f"README quotes {match.group(1)} for the full profile; the committed run.json files add up to "
         f"{reporting.format_seconds(total)}")
     assert total <= 8 * 3600, "the full profile should fit in 8 hours on 2 cores"
+
+
+def test_no_committed_em_pc_rate_is_reproduced_by_a_random_graph_with_as_many_edges():
+    """Every TPR/FPR row of paper 000 faces a random graph with as many edges as ours (its edge share s·TPR +
+    (1 − s)·FPR per run): a row that graph also passes within the tolerance is not *reproduced*."""
+    from dpcd_papers import em_pc
+
+    frame = pd.read_csv(FIGURES / "em_pc" / "comparison.csv")
+    paper = reporting.load_paper_values("em_pc")
+    rates = paper[paper["metric"].isin(["tpr", "fpr"]) & paper["kind"].isin(["categorical", "numerical"])]
+    runs = {kind: pd.read_csv(FIGURES / "em_pc" / f"em_pc_{kind}_runs.csv") for kind in ("categorical", "numerical")}
+    verdict = frame.set_index("claim_id")["verdict"]
+    tolerance = frame.set_index("claim_id")["tolerance"].astype(float)
+    passed = []
+    for (kind, column), claims in rates.groupby(["kind", "algorithm"]):
+        random = em_pc.claim_values(claims, em_pc.as_random_graphs(runs[kind]), column).set_index("claim_id")
+        for claim, value in random["value"].dropna().items():
+            paper_value = float(claims.set_index("claim_id").loc[claim, "value"])
+            if abs(value - paper_value) <= tolerance[claim] + 1e-12 and verdict[claim] == "reproduced":
+                passed.append(claim)
+    assert passed == []
+
+
+def test_no_committed_diagnosis_says_a_diagnostic_misses_where_it_lies_within_its_tolerance():
+    frame = pd.read_csv(FIGURES / "em_pc" / "comparison.csv", dtype={"diagnosis": str})
+    value, paper_value, own = (pd.to_numeric(frame[c], errors="coerce")
+                               for c in ("diagnostic_value", "paper_value", "diagnostic_tolerance"))
+    within = (value - paper_value).abs() <= own + 1e-12
+    denies = frame["diagnosis"].fillna("").str.contains("not the paper's number either|neither reading gives")
+    assert list(frame.loc[within & denies, "claim_id"]) == []
