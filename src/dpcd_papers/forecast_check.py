@@ -24,10 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import networkx as nx
 import numpy as np
 import pandas as pd
-
-import networkx as nx
 
 from dpcd.ci.discrete import marginal_table
 from dpcd.datasets import load_bnlearn, random_dag, sample_categorical
