@@ -518,7 +518,7 @@ def diagnose(comparison: pd.DataFrame, rule) -> pd.DataFrame:
     """Fill ``diagnosis`` on every ``not reproduced`` / ``not computed`` row with ``rule(row) -> str``.
 
     Rows that already have a diagnosis keep it. The rule names the cause in one
-    line and, where one does, the diagnostic line that reproduces the paper's
+    line and, where one does, the diagnostic line that matches the paper's
     number (or says that none does and why; for ``not computed``, what would be
     needed).
     """
@@ -530,7 +530,7 @@ def diagnose(comparison: pd.DataFrame, rule) -> pd.DataFrame:
 
 
 def explained(comparison: pd.DataFrame) -> pd.Series:
-    """Per row: a ``not reproduced`` claim that its diagnostic line reproduces, by the same test as a verdict.
+    """Per row: a ``not reproduced`` claim whose diagnostic line matches the paper, by the same test as a verdict.
 
     A number: the diagnostic value lies within the **diagnostic's own**
     tolerance of the paper's (``diagnostic_tolerance``; the row's ``tolerance``
