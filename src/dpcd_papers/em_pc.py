@@ -1269,9 +1269,9 @@ def _text_claim_diagnosis(claim: str, row: pd.Series, context: dict) -> str:
 
 def _within_own_tolerance(row: pd.Series) -> bool:
     """Whether a row's diagnostic value lies within the diagnostic's own tolerance of the paper's number."""
-    values = [pd.to_numeric(row.get(c), errors="coerce") for c in ("diagnostic_value", "paper_value",
-                                                                   "diagnostic_tolerance")]
-    return not any(pd.isna(v) for v in values) and abs(float(values[0]) - float(values[1])) <= float(values[2]) + 1e-12
+    from . import reporting
+
+    return bool(reporting.diagnostic_within_tolerance(row.to_frame().T).iloc[0])
 
 
 def _match_without_explanation(row: pd.Series) -> str:
@@ -1280,15 +1280,14 @@ def _match_without_explanation(row: pd.Series) -> str:
     misses.
 
     >>> print(_match_without_explanation(pd.Series({"diagnostic_value": 0.93, "diagnostic_tolerance": 0.14})))
-    within its tolerance of the paper's number, but so is the constant 1, so it explains nothing
+    within its tolerance of the paper's number, but the constant 1 lies as close to it, so it explains nothing
     """
-    from .reporting import CONSTANT_BASELINES
+    from . import reporting
 
-    value, tolerance = float(row["diagnostic_value"]), float(row["diagnostic_tolerance"])
-    constants = [c for c in CONSTANT_BASELINES if abs(value - c) <= tolerance + 1e-12]
+    constants = reporting.constants_within(row["diagnostic_value"], row["diagnostic_tolerance"])
     if constants:
-        return (f"within its tolerance of the paper's number, but so is the constant {constants[0]:g}, so it "
-                "explains nothing")
+        return (f"within its tolerance of the paper's number, but the constant {constants[0]:g} lies as close to it, "
+                "so it explains nothing")
     return ("within its tolerance of the paper's number for this rate but not for every rate of the setting, so it is "
             "at most part of the cause")
 
@@ -1311,11 +1310,12 @@ def _lapmech_null_text(null: pd.DataFrame | None, paper: pd.Series, runs: pd.Dat
                      f"inflates G² {fold[0]:.1f}–{fold[1]:.1f}-fold at every order (1 + 2K/(nε²))"
                      if high > low else f"Lap(1/ε) on each of the {low:,.0f} cells of the full table inflates G² "
                                         f"{fold[0]:.1f}-fold at every order (1 + 2K/(nε²))")
+    fallback = f"the test's calibration: {sizes}, so tests see dependence and edges stay" if sizes else base
     if null is None or not len(null):
-        return f"the test's calibration: {sizes}, so tests see dependence and edges stay" if sizes else base
+        return fallback
     hit = null[(null["p"] == int(paper["p"])) & (null["n"] == n) & np.isclose(null["epsilon"].astype(float), epsilon)]
     if hit.empty:
-        return f"the test's calibration: {sizes}, so tests see dependence and edges stay" if sizes else base
+        return fallback
     h = hit.iloc[0]
     shape = (f"{sizes}; on independent data of one such shape ({h['cells']:,.0f} cells, {h['inflation']:.1f}-fold)"
              if sizes else f"Lap(1/ε) on each of the ~{h['cells']:,.0f} cells of the full table inflates G² about "

@@ -53,6 +53,9 @@ __all__ = [
     "mark_uninformative_shares",
     "mark_degenerate_diagnostics",
     "mark_constant_baselines",
+    "diagnostic_tolerance",
+    "diagnostic_within_tolerance",
+    "constants_within",
     "data_dir",
     "write_table",
     "to_markdown",
@@ -555,13 +558,10 @@ def explained(comparison: pd.DataFrame) -> pd.Series:
     [True, True, False]
     """
     values = pd.to_numeric(comparison["diagnostic_value"], errors="coerce")
-    paper = pd.to_numeric(comparison["paper_value"], errors="coerce")
     tolerance = pd.to_numeric(comparison["tolerance"], errors="coerce")
-    own = (pd.to_numeric(comparison["diagnostic_tolerance"], errors="coerce")
-           if "diagnostic_tolerance" in comparison.columns else pd.Series(math.nan, index=comparison.index))
-    own = own.where(own.notna(), tolerance)
+    own = diagnostic_tolerance(comparison)
     qualitative = comparison["metric"] == QUALITATIVE_METRIC
-    close = (values - paper).abs() <= own + 1e-12
+    close = diagnostic_within_tolerance(comparison)
     holds = values >= tolerance - 1e-12
     answered = ~qualitative & values.notna()
     keys = [comparison[c].astype(str) for c in ("paper", "item", "diagnostic")]
@@ -571,9 +571,42 @@ def explained(comparison: pd.DataFrame) -> pd.Series:
     # a rate the diagnostic shares with a constant baseline (within its own tolerance) explains nothing, as a
     # verdict that a constant also earns is uninformative (mark_constant_baselines)
     rate = comparison["metric"].astype(str).str.contains(RATE_METRIC)
-    trivial = rate & pd.concat([(values - c).abs() <= own + 1e-12 for c in CONSTANT_BASELINES], axis=1).any(axis=1)
+    trivial = rate & pd.Series([bool(constants_within(v, t)) for v, t in zip(values, own)], index=comparison.index)
     return ((comparison["verdict"] == "not reproduced") & ~degenerate
             & ((qualitative & holds) | (answered & close & companions_close & ~trivial)))
+
+
+def diagnostic_tolerance(comparison: pd.DataFrame) -> pd.Series:
+    """Per row: the diagnostic's own tolerance (``diagnostic_tolerance``), the row's ``tolerance`` where it is
+    unknown."""
+    tolerance = pd.to_numeric(comparison["tolerance"], errors="coerce")
+    own = (pd.to_numeric(comparison["diagnostic_tolerance"], errors="coerce")
+           if "diagnostic_tolerance" in comparison.columns else pd.Series(math.nan, index=comparison.index))
+    return own.where(own.notna(), tolerance)
+
+
+def diagnostic_within_tolerance(comparison: pd.DataFrame) -> pd.Series:
+    """Per row: the diagnostic value lies within :func:`diagnostic_tolerance` of the paper's number (the first test
+    of :func:`explained`; False where either number is missing).
+
+    >>> rows = pd.DataFrame({"diagnostic_value": [0.85, 0.4, None], "paper_value": 0.9, "tolerance": 0.3,
+    ...                      "diagnostic_tolerance": [0.1, None, 0.1]})
+    >>> diagnostic_within_tolerance(rows).tolist()
+    [True, False, False]
+    """
+    values = pd.to_numeric(comparison["diagnostic_value"], errors="coerce")
+    paper = pd.to_numeric(comparison["paper_value"], errors="coerce")
+    return ((values - paper).abs() <= diagnostic_tolerance(comparison) + 1e-12).fillna(False).astype(bool)
+
+
+def constants_within(value: float, tolerance: float) -> list[float]:
+    """The constants of :data:`CONSTANT_BASELINES` within ``tolerance`` of ``value`` (none for a missing value): a
+    rate they match as closely says nothing.
+
+    >>> constants_within(0.93, 0.14), constants_within(0.7, 0.1), constants_within(float("nan"), 0.1)
+    ([1.0], [], [])
+    """
+    return [c for c in CONSTANT_BASELINES if abs(float(value) - c) <= float(tolerance) + 1e-12]
 
 
 DEGENERATE_NOTE = "degenerate diagnostic"
@@ -613,8 +646,8 @@ def mark_degenerate_diagnostics(comparison: pd.DataFrame, companions: pd.DataFra
     so (:data:`DEGENERATE_NOTE`) and :func:`explained` no longer counts it.
 
     >>> row = {c: "" for c in COMPARISON_COLUMNS}
-    >>> row.update(claim_id="x", metric="type II error", paper_value=0.0, tolerance=0.05, verdict="not reproduced",
-    ...            diagnostic="d", diagnostic_value=0.0, diagnostic_tolerance=0.05)
+    >>> row.update(claim_id="x", metric="type II error", paper_value=0.2, tolerance=0.05, verdict="not reproduced",
+    ...            diagnostic="d", diagnostic_value=0.18, diagnostic_tolerance=0.05)
     >>> frame = pd.DataFrame([row])
     >>> bool(explained(frame).iloc[0])
     True
