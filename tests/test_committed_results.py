@@ -135,9 +135,7 @@ def test_no_committed_em_pc_rate_is_reproduced_by_a_random_graph_with_as_many_ed
 
 def test_no_committed_diagnosis_says_a_diagnostic_misses_where_it_lies_within_its_tolerance():
     frame = pd.read_csv(FIGURES / "em_pc" / "comparison.csv", dtype={"diagnosis": str})
-    value, paper_value, own = (pd.to_numeric(frame[c], errors="coerce")
-                               for c in ("diagnostic_value", "paper_value", "diagnostic_tolerance"))
-    within = (value - paper_value).abs() <= own + 1e-12
+    within = reporting.diagnostic_within_tolerance(frame)
     denies = frame["diagnosis"].fillna("").str.contains("not the paper's number either|neither reading gives")
     assert list(frame.loc[within & denies, "claim_id"]) == []
 
