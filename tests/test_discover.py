@@ -169,6 +169,33 @@ def test_calibration_fills_but_never_exceeds_the_budget(name, epsilon):
         assert value > epsilon / (worst_case_tests(8, 2) + 1)
 
 
+def doubled_priv_pc_map(**parameters):
+    """Priv-PC's worst case at twice the per-test ε (tests only): a variant that shares Priv-PC's name but spends twice
+    as much per test."""
+    from dpcd.discovery.priv_pc import worst_case as priv_pc_worst_case
+
+    return priv_pc_worst_case(**{**parameters, "epsilon_per_test": 2 * parameters["epsilon_per_test"]})
+
+
+def test_calibration_is_kept_by_the_object_not_by_its_name(tmp_path, monkeypatch):
+    """A per-round algorithm outside the registry's table is calibrated on its own map (no KeyError), and a variant
+    that shares a registry name is searched on its own map, in the process and in the disk store alike."""
+    monkeypatch.setenv("DPCD_CACHE_DIR", str(tmp_path))
+    spec = reg.ALGORITHMS["priv_pc"]
+    outside = replace(spec, name="priv_pc_outside")
+    assert "priv_pc_outside" not in reg.ALGORITHMS
+    own = reg.calibrate(outside, p=6, n=10_000, epsilon=1.0, delta=1e-6, max_order=1)
+    assert own.kwargs["epsilon_per_test"] == pytest.approx(
+        reg.calibrate(spec, p=6, n=10_000, epsilon=1.0, delta=1e-6, max_order=1).kwargs["epsilon_per_test"])
+    doubled = replace(spec, privacy_map=doubled_priv_pc_map)
+    assert doubled.calibrations == {}  # a copy starts with no calibrations of its own
+    twice = reg.calibrate(doubled, p=6, n=10_000, epsilon=1.0, delta=1e-6, max_order=1)
+    assert twice.guarantee["epsilon"] <= 1.0
+    assert twice.kwargs["epsilon_per_test"] == pytest.approx(own.kwargs["epsilon_per_test"] / 2, rel=0.02)  # its own map
+    again = replace(spec, privacy_map=doubled_priv_pc_map)  # a fresh object: answered from the disk store, its own key
+    assert reg.calibrate(again, p=6, n=10_000, epsilon=1.0, delta=1e-6, max_order=1).kwargs == twice.kwargs
+
+
 def test_total_budget_algorithms_get_the_budget_converted_to_their_relation():
     em = reg.calibrate(reg.ALGORITHMS["em_pc"], p=5, n=1_000, epsilon=2.0, delta=1e-6, relation="replace")
     assert em.kwargs == {"epsilon_total": 1.0}  # add/remove proof: replace-one needs half (group privacy)

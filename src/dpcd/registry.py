@@ -44,6 +44,8 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import sys
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +84,7 @@ __all__ = [
     "choose_algorithm",
     "release_refusal",
     "worst_case_of",
+    "worst_case_code",
     "calibrate",
 ]
 
@@ -224,14 +227,18 @@ def _fits(value: tuple[float, float], epsilon: float, delta: float) -> bool:
             and dlt <= delta * (1 + 1e-9) + 1e-300)
 
 
-@functools.lru_cache(maxsize=512)
-def _search(name: str, p: int, n: int | None, max_order: int | None, epsilon: float, delta: float,
+def _search(spec: PrivateAlgorithm, p: int, n: int | None, max_order: int | None, epsilon: float, delta: float,
             rtol: float) -> float:
     """Largest per-round parameter x whose worst-case ε (native relation, at ``delta``) is ≤ ``epsilon``
-    (:func:`dpcd.privacy.calibration.largest_parameter` on the worst case). Public inputs only, so it is
-    memoised in the process and stored on disk across processes (:func:`dpcd.privacy.calibration.stored_parameter`,
-    keyed by the inputs and a fingerprint of the code the worst case depends on)."""
-    spec = ALGORITHMS[name]
+    (:func:`dpcd.privacy.calibration.largest_parameter` on ``spec``'s own worst case). Public inputs only, so it is
+    memoised on the object (``spec``'s calibrations, never a name: a variant that shares a name, or an algorithm
+    outside :data:`ALGORITHMS`, is searched on its own map) and stored on disk across processes
+    (:func:`dpcd.privacy.calibration.stored_parameter`, keyed by the inputs, the object's budget fields and a
+    fingerprint of the code its worst case depends on, :func:`worst_case_code`)."""
+    memo = spec.calibrations
+    inputs = (p, n, max_order, epsilon, delta, rtol)
+    if inputs in memo:
+        return memo[inputs]
     reasons: list[str] = []  # why the worst case refused a parameter (its ValueError), for the refusal's message
 
     def total(x: float) -> float:
@@ -255,30 +262,59 @@ def _search(name: str, p: int, n: int | None, max_order: int | None, epsilon: fl
             return largest_parameter(total, epsilon=epsilon, rtol=rtol)
         except CalibrationError:
             why = f": {reasons[-1]}" if reasons else ""
-            raise CalibrationRefused(f"algorithm {name!r}: no {spec.budget_arg} meets epsilon={epsilon:g}, "
+            raise CalibrationRefused(f"algorithm {spec.name!r}: no {spec.budget_arg} meets epsilon={epsilon:g}, "
                                      f"delta={delta:g}{why}; choose a larger epsilon or delta or another "
                                      "algorithm") from None
 
-    key = {"algorithm": name, "p": p, "n": n, "max_order": max_order, "epsilon": epsilon, "delta": delta,
-           "rtol": rtol, "code": _worst_case_code(spec.privacy_map.__module__)}
-    return stored_parameter(key, search)
+    key = {"algorithm": spec.name, "budget": spec.budget, "budget_arg": spec.budget_arg, "delta_arg": spec.delta_arg,
+           "extra": sorted((str(k), repr(v)) for k, v in dict(spec.extra).items()),
+           "map": f"{spec.privacy_map.__module__}.{getattr(spec.privacy_map, '__qualname__', '?')}",
+           "p": p, "n": n, "max_order": max_order, "epsilon": epsilon, "delta": delta, "rtol": rtol,
+           "code": worst_case_code(spec.privacy_map)}
+    memo[inputs] = value = stored_parameter(key, search)
+    return value
 
 
-@functools.lru_cache(maxsize=None)
-def _worst_case_code(module: str) -> str:
-    """Fingerprint of the code a worst case depends on: the algorithm's module, the privacy package, the PC
-    engine and shared algorithm pieces, and the versions of the accountant's libraries."""
+def _dpcd_module(obj: Any) -> str | None:
+    """The ``dpcd`` module ``obj`` is (a module) or was defined in (a function, class or object), else None."""
+    name = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
+    return name if isinstance(name, str) and (name == "dpcd" or name.startswith("dpcd.")) else None
+
+
+def worst_case_code(privacy_map: Callable[..., Any]) -> str:
+    """Fingerprint of the code a worst case depends on: the module defining ``privacy_map`` (wherever it lives, a
+    test file included) and, transitively, every ``dpcd`` module whose names it holds, the whole privacy package
+    (the accountants), and the versions of the accountant's libraries.
+
+    >>> from dpcd.discovery.priv_pc import worst_case
+    >>> len(worst_case_code(worst_case)), worst_case_code(worst_case) == worst_case_code(ALGORITHMS["svt_pc"].privacy_map)
+    (16, False)
+    """
     import hashlib
-    import sys
     from importlib import metadata
     from pathlib import Path
 
+    inner = privacy_map
+    while isinstance(inner, functools.partial):
+        inner = inner.func
     here = Path(__file__).resolve().parent
-    files = [Path(sys.modules[module].__file__), *sorted((here / "privacy").glob("*.py")),
-             *(here / "discovery" / f for f in ("pc.py", "algorithm.py", "kendall_family.py", "private_notears.py"))]
+    seen: set[str] = set()
+    todo = [getattr(inner, "__module__", "")]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in sys.modules:
+            continue
+        seen.add(name)
+        for value in list(vars(sys.modules[name]).values()):
+            found = _dpcd_module(value)
+            if found is not None and found not in seen:
+                todo.append(found)
+    files = {Path(path).resolve() for path in (getattr(sys.modules[name], "__file__", None) for name in seen)
+             if path and path.endswith(".py")}
+    files.update((here / "privacy").glob("*.py"))
     digest = hashlib.sha256()
-    for file in files:
-        digest.update(file.read_bytes())
+    for file in sorted(files):
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
     for package in ("dp-accounting", "numpy", "scipy"):
         digest.update(f"{package}={metadata.version(package)}".encode())
     return digest.hexdigest()[:16]
@@ -330,7 +366,7 @@ def calibrate(spec: PrivateAlgorithm, *, p: int, n: int | None, epsilon: float, 
         kwargs[spec.budget_arg] = eps_native
         how = f"{spec.budget_arg}={eps_native:.6g}: the algorithm's own total budget"
     else:
-        x = _search(spec.name, p, n, max_order, eps_native, delta_native, float(rtol))
+        x = _search(spec, p, n, max_order, eps_native, delta_native, float(rtol))
         kwargs[spec.budget_arg] = 1.0 / x if spec.budget == "noise" else x
         unit = {"per_test": "per CI test", "per_edge": "per removed edge", "noise": "noise multiplier"}[spec.budget]
         how = (f"{spec.budget_arg}={kwargs[spec.budget_arg]:.6g} {unit}: the largest whose worst case (every round "

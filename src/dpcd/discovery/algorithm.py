@@ -115,6 +115,10 @@ class PrivateAlgorithm:
     default_max_order : a cap on the conditioning order the algorithm prefers
         when none is given (its budget is split over the orders), or None.
     extra : further fixed keyword arguments of ``run``.
+    calibrations : the per-round parameters :func:`dpcd.registry.calibrate` found for this object (public inputs →
+        parameter), kept on the object itself so that a variant sharing a name, or an algorithm outside the
+        registry's table, is never answered from another's map (a copy made with ``dataclasses.replace`` starts
+        with none); not part of equality.
     """
 
     name: str
@@ -134,6 +138,7 @@ class PrivateAlgorithm:
     default_max_order: int | None = None
     exact_subset: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
+    calibrations: dict[tuple, float] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def differentially_private(self) -> bool:
