@@ -12,7 +12,7 @@ ARGS   ?=
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e ".[papers]"
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed

@@ -159,7 +159,7 @@ FLOORS = {  # a package or top-level module of the library may import only from 
     2: {"dpcd.discovery", "dpcd.bivariate"},
     3: {"dpcd.registry"},
     4: {"dpcd.preparation"},
-    5: {"dpcd.forecast", "dpcd.plan"},
+    5: {"dpcd.forecast"},
     6: {"dpcd.release"},
     7: {"dpcd.audit", "dpcd.teaching", "dpcd.cli", "dpcd.__main__", "dpcd"},
 }
@@ -296,3 +296,71 @@ def test_every_release_records_its_algorithm_and_budget_parameter_in_info(name):
                           forecast_repetitions=0)
     assert found.result.info["algorithm"] == name
     assert spec.budget_arg in found.result.info
+
+
+IMPORT_NAMES = {"dp-accounting": "dp_accounting"}
+"""Distributions whose import name differs from their name on PyPI."""
+COMPENDIUM_ONLY = ("seaborn", "papermill", "nbformat", "ipykernel", "jupyter_client", "causallearn", "dask",
+                   "distributed")
+"""Packages the compendium, the course or the tests need and the library never imports (scikit-learn is not among
+them: pgmpy imports it, so it comes with pgmpy, not with a requirement of ours)."""
+
+
+def _third_party_imports(package: str) -> set[str]:
+    import sys
+
+    found = set()
+    for name in MODULES:
+        if name == package or name.startswith(package + "."):
+            for target, _, _ in imports_of(name):
+                top = target.split(".")[0]
+                if top and top not in sys.stdlib_module_names and top not in (LIBRARY, COMPENDIUM):
+                    found.add(top)
+    return found
+
+
+def _core_dependencies() -> set[str]:
+    import re
+    import tomllib
+
+    project = tomllib.loads((SRC.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].strip().lower() for spec in project["dependencies"]}
+    return {IMPORT_NAMES.get(name, name.replace("-", "_")) for name in names}
+
+
+def test_the_library_install_brings_exactly_what_the_library_imports():
+    """``pip install dpcd`` brings the packages ``src/dpcd`` imports (lazy imports included) and nothing else: the
+    compendium's and the course's needs are the ``papers`` extra."""
+    assert _third_party_imports(LIBRARY) == _core_dependencies()
+    assert not _core_dependencies() & set(COMPENDIUM_ONLY)
+
+
+def test_a_release_needs_none_of_the_compendiums_packages(tmp_path):
+    """A release, a forecast and the command line run with every compendium-only package made unimportable."""
+    import subprocess
+    import sys
+
+    script = f"""
+import importlib.abc, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {COMPENDIUM_ONLY!r}:
+            raise ImportError("blocked: " + name)
+sys.meta_path.insert(0, Block())
+from dpcd.datasets import load_bnlearn
+from dpcd.release import discover
+from dpcd.forecast import forecast
+sample = load_bnlearn("cancer", 3000, rng=0)
+release = discover(sample.data, schema=sample.schema(), epsilon=2.0, rng=1, out=r"{tmp_path / 'out'}", draw=True)
+table = forecast(sample.schema(), n=3000, epsilon=[1.0], repetitions=1, rng=0).table
+from dpcd.cli import main
+try:
+    main(["--help"])
+except SystemExit as stop:
+    assert stop.code == 0
+print(release.algorithm, len(table), sorted(name for name in sys.modules if name.split(".")[0] in {COMPENDIUM_ONLY!r}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                          env={**__import__("os").environ, "PYTHONPATH": str(SRC)}, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().endswith("[]"), done.stdout
