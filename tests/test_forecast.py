@@ -1,4 +1,4 @@
-"""``dpcd.forecast`` / ``dpcd forecast`` (``dpcd plan``, its deprecated alias): a forecast from synthetic data of the schema's shape, reading no private data."""
+"""``dpcd.forecast`` / ``dpcd forecast``: a forecast from synthetic data of the schema's shape, reading no private data."""
 
 from __future__ import annotations
 
@@ -237,19 +237,6 @@ def test_auto_picks_by_a_forecast_that_reads_no_data(cancer_schema):
     assert repeated.table["skeleton_f1"].equals(result.table["skeleton_f1"])  # the same runs, not a clock's share
     fallback, none = choose_by_forecast(cancer_schema, n=3000, epsilon=1.0, relation="add/remove")
     assert none is None and fallback.relation.name == "add/remove"  # n protected: no forecast, a proven pick
-
-
-def test_plan_is_a_deprecated_alias_of_forecast(cancer_schema, tmp_path, capsys):
-    import dpcd.plan
-
-    with pytest.warns(DeprecationWarning, match="dpcd.forecast.forecast"):
-        old = dpcd.plan.plan(cancer_schema, n=1000, epsilon=1.0, algorithms=["em_pc"], repetitions=1, rng=0)
-    new = forecast(cancer_schema, n=1000, epsilon=1.0, algorithms=["em_pc"], repetitions=1, rng=0)
-    assert old.table["skeleton_f1"].tolist() == new.table["skeleton_f1"].tolist()
-    path = cancer_schema.save(tmp_path / "schema.json")
-    assert main(["plan", "--schema", str(path), "--n", "1000", "--epsilon", "1", "--algorithm", "em_pc",
-                 "--repetitions", "1", "--no-progress"]) == 0
-    assert "dpcd plan is deprecated" in capsys.readouterr().err
 
 
 def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_them(tmp_path):

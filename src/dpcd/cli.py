@@ -4,7 +4,6 @@ Commands
     discover    a user's CSV + public schema -> a differentially private causal graph + privacy report
     schema      draft a schema from a CSV (read from the private data: to be checked before use)
     forecast    forecast each algorithm's accuracy at given budgets from synthetic data (reads no data)
-    plan        deprecated alias of forecast
 
 Exit status: 0 on success, 1 when a release fails after its checks, 2 on bad
 input (one line on stderr, nothing written). The papers' notebooks have their
@@ -195,10 +194,6 @@ def _forecast(args: argparse.Namespace) -> int:
     from .forecast import forecast as make_forecast
     from .privacy.relation import relation as as_relation
 
-    if args.command == "plan":
-        print("dpcd plan is deprecated and will be removed in the next release: use `dpcd forecast` (same options)",
-              file=sys.stderr, flush=True)
-
     def progress(text: str) -> None:
         if args.progress:
             print(f"dpcd forecast: {text} ...", file=sys.stderr, flush=True)
@@ -323,43 +318,39 @@ def build_parser() -> argparse.ArgumentParser:
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
 
-    for command in ("forecast", "plan"):
-        deprecated = command == "plan"
-        fc = commands.add_parser(
-            command, help="deprecated alias of forecast" if deprecated else
-            "forecast each algorithm's accuracy at your budgets from synthetic data (reads no data)",
-            description=("Deprecated alias of `dpcd forecast`, removed in the next release. " if deprecated else "")
-            + "Run every applicable private algorithm on synthetic data of the schema's shape (random DAGs "
-              "over its columns and categories/bounds, N rows) at each budget and print the expected skeleton "
-              "and CPDAG F1, edges and run time, with the algorithm auto would pick. No data file is read and "
-              "no privacy budget is spent.")
-        fc.add_argument("--schema", required=True, metavar="SCHEMA.json", help="the public schema")
-        fc.add_argument("--n", type=int, required=True, metavar="N",
-                        help="number of rows of the release (under add/remove: a public guess, never the true n)")
-        fc.add_argument("--epsilon", type=_budgets, required=True, metavar="E1,E2,...", help="total budgets to compare")
-        fc.add_argument("--delta", type=float, default=1e-6, metavar="D", help="total delta (default 1e-6)")
-        fc.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
-                        help="neighbouring relation of the guarantee (default replace)")
-        fc.add_argument("--algorithm", action="append", default=None, metavar="NAME",
-                        help=f"forecast only this algorithm (repeatable; default every applicable one): "
-                             f"{', '.join(_release_names())}")
-        fc.add_argument("--alpha", type=float, default=RELEASE_ALPHA, metavar="A",
-                        help=f"two-sided significance level of the CI tests (default {RELEASE_ALPHA:g})")
-        fc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
-        fc.add_argument("--repetitions", type=_repetitions, default=10, metavar="R",
-                        help="most synthetic data sets per algorithm and budget (default 10); 'auto': the count "
-                             "discover's auto runs, from public sizes (with --time-budget 0, its very forecast)")
-        fc.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
-                        help="no new repetition starts after this many seconds per algorithm and budget (default 30; "
-                             "0: no budget)")
-        fc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
-        fc.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
-        fc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),
-                        help="model of numeric synthetic data, and where GCM-PC's feature basis turns sparse: "
-                             "linear-Gaussian (default) or PCD's nonlinear additive-noise model (your public "
-                             "statement about the data)")
-        fc.add_argument("--out", default=None, metavar="DIR", help="also write forecast.csv and forecast.png/svg into DIR")
-        fc.set_defaults(handler=_forecast)
+    fc = commands.add_parser(
+        "forecast", help="forecast each algorithm's accuracy at your budgets from synthetic data (reads no data)",
+        description="Run every applicable private algorithm on synthetic data of the schema's shape (random DAGs "
+                    "over its columns and categories/bounds, N rows) at each budget and print the expected skeleton "
+                    "and CPDAG F1, edges and run time, with the algorithm auto would pick. No data file is read and "
+                    "no privacy budget is spent.")
+    fc.add_argument("--schema", required=True, metavar="SCHEMA.json", help="the public schema")
+    fc.add_argument("--n", type=int, required=True, metavar="N",
+                    help="number of rows of the release (under add/remove: a public guess, never the true n)")
+    fc.add_argument("--epsilon", type=_budgets, required=True, metavar="E1,E2,...", help="total budgets to compare")
+    fc.add_argument("--delta", type=float, default=1e-6, metavar="D", help="total delta (default 1e-6)")
+    fc.add_argument("--relation", default="replace", choices=("replace", "add/remove"),
+                    help="neighbouring relation of the guarantee (default replace)")
+    fc.add_argument("--algorithm", action="append", default=None, metavar="NAME",
+                    help=f"forecast only this algorithm (repeatable; default every applicable one): "
+                         f"{', '.join(_release_names())}")
+    fc.add_argument("--alpha", type=float, default=RELEASE_ALPHA, metavar="A",
+                    help=f"two-sided significance level of the CI tests (default {RELEASE_ALPHA:g})")
+    fc.add_argument("--max-order", type=int, default=None, metavar="K", help="largest conditioning-set size")
+    fc.add_argument("--repetitions", type=_repetitions, default=10, metavar="R",
+                    help="most synthetic data sets per algorithm and budget (default 10); 'auto': the count "
+                         "discover's auto runs, from public sizes (with --time-budget 0, its very forecast)")
+    fc.add_argument("--time-budget", type=float, default=30.0, metavar="SECONDS",
+                    help="no new repetition starts after this many seconds per algorithm and budget (default 30; "
+                         "0: no budget)")
+    fc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress lines on stderr")
+    fc.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the synthetic data and the noise")
+    fc.add_argument("--dependence", default="linear", choices=("linear", "nonlinear"),
+                    help="model of numeric synthetic data, and where GCM-PC's feature basis turns sparse: "
+                         "linear-Gaussian (default) or PCD's nonlinear additive-noise model (your public "
+                         "statement about the data)")
+    fc.add_argument("--out", default=None, metavar="DIR", help="also write forecast.csv and forecast.png/svg into DIR")
+    fc.set_defaults(handler=_forecast)
 
     sch = commands.add_parser(
         "schema", help="draft a schema from a CSV (read from the private data: check it before use)",
