@@ -337,6 +337,8 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
     store: dict[tuple[int, ...], list] = {}
 
     def measure(r: tuple[int, ...], scale: float) -> None:
+        """Release the marginal table of ``r`` with N(0, (``scale`` · noise_factor)²) per cell and fold it into
+        the inverse-variance average of every measurement of ``r`` so far (one zCDP round, charged by the caller)."""
         noisy = exact[r] + gaussian_noise(scale * noise_factor, exact[r].shape, rng=generator)
         total = store.setdefault(r, [np.zeros(exact[r].shape), 0.0])
         total[0] += noisy / (scale * noise_factor) ** 2

@@ -367,6 +367,8 @@ class CurateDecider(Decider):
         self.planned_tests = 0
 
     def _close_order(self) -> None:
+        """Charge the order just finished at its worst case — every test its graph allowed (``planned_tests``),
+        never the count it made — and subtract CURATE's leakage of that order from the remaining budget."""
         if self.order is None:
             return
         t, eps = self.planned_tests, self.epsilon  # the order's worst case, never its actual count
@@ -420,6 +422,8 @@ class CurateDecider(Decider):
         return True
 
     def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
+        """CURATE's test: the p-value plus Laplace(Δ(S)/ε_i) at the order's ε_i, compared with the threshold's
+        band (above: independent; below: dependent; inside: a fair coin); a repeated test reuses its decision."""
         key = (min(x, y), max(x, y), tuple(sorted(S)))
         if key in self.cache:
             return self.cache[key]

@@ -210,6 +210,10 @@ class EMPCDecider(Decider):
     # ---------------------------------------------------------------- one round
     def decide_node(self, x: int, neighbours: np.ndarray, order: int,
                     adjacency: np.ndarray) -> tuple[Mapping[int, tuple[int, ...]], int]:
+        """One EM-PC round at node ``x``: the exponential mechanism (ε₂, quality q₂) draws how many neighbours to
+        remove, then β draws (ε₁/β each) pick them with their separating sets; both are charged to the ledger.
+        Returns the removed neighbours with their sets and the number of scores computed. A round the budget cannot
+        pay for removes nothing (counted in ``skipped_rounds``)."""
         candidates = [int(y) for y in neighbours if adjacency[x, y]]
         if not candidates:
             return {}, 0

@@ -343,6 +343,10 @@ class MarginalTablesDecider(Decider):
         return list(chosen)
 
     def start_order(self, order: int, adjacency: np.ndarray) -> bool:
+        """Release this order's marginal tables: choose, from the released graph and tables and public sizes only,
+        the variable sets its tests need (screened and protected edges need none; further sets while the noise rule
+        affords them), add N(0, σ_k²) per cell with σ_k = √(2 M_k)/μ_k in one Gaussian mechanism and charge it.
+        False when the order is beyond ``max_order`` (the search stops)."""
         if order >= len(self.mus):
             return False
         if order == 1:

@@ -129,6 +129,10 @@ def private_notears(X: np.ndarray, budgets: np.ndarray, *, delta: float, rng: np
         return (w[: d * d] - w[d * d:]).reshape(d, d)
 
     def fun(w: np.ndarray, rho: float, alpha: float) -> tuple[float, np.ndarray]:
+        """The augmented-Lagrangian objective at ``w`` — its data term on the exact line-search rows, which the
+        plan charges as δ = m/n (module docstring) — and its gradient, whose data term is released with the analytic
+        Gaussian mechanism at this step's (ε_k, δ) (clipped per-record sensitivity); raises when the step budgets
+        are spent."""
         k = state["k"]
         if k >= len(budgets):
             raise _BudgetExhausted

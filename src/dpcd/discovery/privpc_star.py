@@ -154,6 +154,8 @@ def repair_correlation(matrix: np.ndarray, *, min_eigenvalue: float = 1e-3) -> n
 
 
 def _laplace_symmetric(p1: int, scale: float, rng: np.random.Generator) -> np.ndarray:
+    """Symmetric Laplace(``scale``) noise for the (p + 1) × (p + 1) moment matrix: one draw per upper-triangle cell,
+    mirrored, and none on M₀₀ = n (public)."""
     iu = np.triu_indices(p1)
     noise = np.zeros((p1, p1))
     noise[iu] = laplace_noise(scale, len(iu[0]), rng=rng)

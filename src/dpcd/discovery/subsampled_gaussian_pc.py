@@ -150,6 +150,8 @@ class SubsampledGaussianDecider(Decider):
         self._rows: np.ndarray | None = None  # kept alive so the query's per-row-set memo never sees a reused id
 
     def decide(self, x: int, y: int, S: tuple[int, ...]) -> bool:
+        """One test on a Poisson sub-sample of rate ``sampling_rate``: the one-sided p-value plus N(0, noise_sd²),
+        charged as one sub-sampled Gaussian step; dependent when the noisy value is above the threshold."""
         n = self.query.n
         if self.sampling_rate >= 1.0:
             rows = np.arange(n)

@@ -79,6 +79,8 @@ class SparseVectorDecider(Decider):
         self._svt = self._start()
 
     def _start(self) -> SparseVector:
+        """A fresh AboveThreshold run (one hit at most) at the per-edge ε; charged when it answers a hit
+        (:meth:`decide`) or, left open, at the end (:meth:`finish`)."""
         return SparseVector(self.threshold, epsilon=self.epsilon, sensitivity=self.sensitivity, rng=self.rng,
                             max_hits=1)
 
