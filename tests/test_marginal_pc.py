@@ -11,7 +11,16 @@ import pytest
 import dpcd
 from dpcd.ci.noisy import noisy_table_test, pairwise_screen_test
 from dpcd.datasets import load_bnlearn
-from dpcd.discovery.marginal_pc import DEFAULT_NOISE_RATIO, MARGINAL_PC, ORDER0_SHARE, marginal_pc, order_weights, worst_case
+from dpcd.discovery.marginal_pc import (
+    DEFAULT_NOISE_RATIO,
+    MARGINAL_PC,
+    ORDER0_SHARE,
+    MarginalTablesDecider,
+    marginal_pc,
+    order_weights,
+    worst_case,
+)
+from dpcd.privacy import PrivacyLedger
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy.gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu
 from dpcd.privacy.mechanisms import analytic_gaussian_delta
@@ -175,7 +184,9 @@ def test_further_tables_are_bought_only_while_the_noise_ratio_holds():
     n = sample.data.shape[0]
     counts = {}
     for epsilon in (0.1, 1.0, 10.0):
-        result = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, rng=2, n_boot=50)
+        # the further-table rule alone (budget_candidates off: a widened order-2 base would buy fewer further ones)
+        result = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, rng=2, n_boot=50,
+                             budget_candidates=False)
         base = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, rng=2, n_boot=50,
                            noise_ratio=0.0)
         assert all(order["more_tables"] == 0 for order in base.info["orders"])
@@ -184,6 +195,41 @@ def test_further_tables_are_bought_only_while_the_noise_ratio_holds():
                 assert order["sigma"] <= DEFAULT_NOISE_RATIO * n / order["largest_cells"] * (1 + 1e-12)
         counts[epsilon] = sum(order["more_tables"] for order in result.info["orders"])
     assert counts[0.1] <= counts[1.0] <= counts[10.0] and counts[10.0] > 0
+
+
+def _decider(mus, *, budget_candidates=True, n=1_000, p=6):
+    return MarginalTablesDecider(np.zeros((n, p), dtype=np.int64), np.full(p, 2), np.asarray(mus, dtype=float),
+                                 alpha=0.05, candidates=(3, 2), screen_alpha=0.0, n_boot=10, rng=np.random.default_rng(0),
+                                 ledger=PrivacyLedger("replace"), delta=1e-6, more_candidates=(5, 5), noise_ratio=0.2,
+                                 budget_candidates=budget_candidates)
+
+
+@pytest.mark.parametrize(("mu", "expected"), [(1.0, (3, 5)), (0.44, (3, 5)), (0.43, (3, 3)), (0.40, (3, 3)),
+                                               (0.39, (3, 2)), (0.1, (3, 2))])
+def test_order_two_widens_its_always_measured_sets_only_while_the_budget_affords_them(mu, expected):
+    """Six binary columns 0..5, every pair adjacent, equal strengths (so each edge end ranks the others by index),
+    n = 1 000, tables of 16 cells: the rule is √(2M)/μ₂ ≤ 0.2 · 1000/16 = 12.5. Five or four candidates measure every
+    4-column set, M = 15, which fits iff μ₂ ≥ √30/12.5 = 0.438. Three measure, for each edge, the sets from the first
+    three of its four other columns: every 4-set but the three that contain {3, 4, 5}, M = 12, which fits iff
+    μ₂ ≥ √24/12.5 = 0.392. Below that the default two stand; order 1 never widens."""
+    adjacency = ~np.eye(6, dtype=bool)
+    decider = _decider([1.0, 1.0, mu])
+    decider.strength = np.ones((6, 6))
+    assert decider.order_candidates(2, adjacency) == expected
+    assert decider.order_candidates(1, adjacency) == (3,)
+    assert _decider([1.0, 1.0, 1.0], budget_candidates=False).order_candidates(2, adjacency) == (3, 2)
+
+
+def test_a_run_records_the_candidates_each_order_measured():
+    sample = load_bnlearn("sachs", 20_000, rng=0)
+    chosen = {}
+    for epsilon in (0.1, 10.0):
+        result = marginal_pc(sample.data, levels=sample.levels, epsilon_total=epsilon, rng=2, n_boot=50)
+        assert result.info["budget_candidates"] is True
+        chosen[epsilon] = [order["candidates"] for order in result.info["orders"]]
+    assert chosen[0.1] == [None, 3, 2] and chosen[10.0][:2] == [None, 3] and chosen[10.0][2] > 2
+    off = marginal_pc(sample.data, levels=sample.levels, epsilon_total=10.0, rng=2, n_boot=50, budget_candidates=False)
+    assert [order["candidates"] for order in off.info["orders"]] == [None, 3, 2]
 
 
 def test_a_larger_budget_approaches_pc_where_the_strongest_neighbours_miss_the_separating_set():
