@@ -245,11 +245,11 @@ def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_th
     import numpy as np
 
     import dpcd
-    from dpcd.forecast import _synthetic
+    from dpcd.forecast import synthetic_truth
 
     schema = Schema.numeric([(-3.0, 3.0)] * 6, names=[f"x{i}" for i in range(6)])
-    linear, _ = _synthetic(schema, "numeric", 400, 2.0, np.random.default_rng(1))
-    nonlinear, _ = _synthetic(schema, "numeric", 400, 2.0, np.random.default_rng(1), "nonlinear")
+    linear, _ = synthetic_truth(schema, "numeric", 400, 2.0, np.random.default_rng(1))
+    nonlinear, _ = synthetic_truth(schema, "numeric", 400, 2.0, np.random.default_rng(1), "nonlinear")
     assert not np.allclose(linear.to_numpy(), nonlinear.to_numpy())
     assert nonlinear.min().min() >= -3.0 and nonlinear.max().max() <= 3.0  # scaled to the public bounds
     result = forecast(schema, n=20_000, epsilon=[1.0], algorithms=["gcm_pc", "moment_pc"], repetitions=3,
@@ -300,7 +300,7 @@ def test_categorical_algorithms_are_forecast_on_the_numeric_draw_put_through_the
     not random tables over the bins, on which binning would lose nothing."""
     import numpy as np
 
-    from dpcd.forecast import _synthetic, _synthetic_binned
+    from dpcd.forecast import _synthetic_binned, synthetic_truth
     from dpcd.schema import Column
 
     columns = (Column("x", "numeric", lower=-2.0, upper=2.0), Column("y", "numeric", lower=0.0, upper=10.0),
@@ -309,7 +309,7 @@ def test_categorical_algorithms_are_forecast_on_the_numeric_draw_put_through_the
     view = schema.as_categorical()
     for dependence in ("linear", "nonlinear"):
         binned, dag = _synthetic_binned(schema, view, 2000, 2.0, np.random.default_rng(3), dependence)
-        numeric, numeric_dag = _synthetic(schema.as_numeric(), "numeric", 2000, 2.0, np.random.default_rng(3),
+        numeric, numeric_dag = synthetic_truth(schema.as_numeric(), "numeric", 2000, 2.0, np.random.default_rng(3),
                                           dependence)
         assert list(binned.columns) == ["x", "y", "g", "z"] and set(dag.edges) == set(numeric_dag.edges)
         for name, (lower, upper) in {"x": (-2.0, 2.0), "y": (0.0, 10.0), "z": (-1.0, 1.0)}.items():

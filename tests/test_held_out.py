@@ -139,12 +139,3 @@ def test_the_forecast_calibration_check_reads_development_networks_only(project_
     assert network["edges"] == 8 and 4 <= synthetic["edges"] / 4 <= 14
 
 
-def test_the_calibration_check_draws_the_forecasts_own_synthetic_truths():
-    from dpcd.forecast import _synthetic
-    from dpcd.schema import Schema
-    from dpcd_papers.forecast_check import forecast_truth
-
-    view = Schema.categorical([2, 3, 4, 2, 5], names=list("abcde"))
-    ours, ours_dag = forecast_truth(view, 300, 2.0, np.random.default_rng(11))
-    theirs, their_dag = _synthetic(view, "categorical", 300, 2.0, np.random.default_rng(11))
-    assert ours.equals(theirs) and set(ours_dag.edges) == set(their_dag.edges)

@@ -75,6 +75,7 @@ from .statements import DEPENDENCE, check_dependence
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
 
 __all__ = ["DEPENDENCE", "check_dependence", "Forecast", "forecast", "choose_by_forecast", "ranked", "random_graph_f1",
+           "synthetic_truth",
            "FORECAST_COLUMNS", "SYNTHETIC_STATEMENT", "AUTO_MARGIN", "AUTO_REPETITIONS", "AUTO_WORK",
            "AUTO_FIXED_ROWS", "RUN_COST", "CELL_COST", "ROUND_CELL_COST", "SECONDS_PER_WORK", "auto_repetitions",
            "run_work", "estimated_seconds", "MIN_EXPECTED_F1", "in_words", "worth_releasing", "WORTH_HELP"]
@@ -264,8 +265,20 @@ def _applicable(schema: Schema, relation: Any, registry: Mapping[str, PrivateAlg
             if spec.differentially_private and (spec.data == "categorical" or numeric_ok)]
 
 
-def _synthetic(view: Schema, data: str, n: int, degree: float, rng: np.random.Generator,
-               dependence: str = "linear") -> tuple[pd.DataFrame, nx.DiGraph]:
+def synthetic_truth(view: Schema, data: str, n: int, degree: float, rng: np.random.Generator,
+                    dependence: str = "linear") -> tuple[pd.DataFrame, nx.DiGraph]:
+    """One synthetic data set of ``view``'s shape and its true DAG, as the forecast draws them (public inputs only).
+
+    A random DAG over the columns (each pair joined with probability ``degree/(p − 1)``, a random causal order);
+    ``data="categorical"``: Dirichlet(1) conditional tables over the schema's categories, ``n`` rows of codes;
+    otherwise a linear-Gaussian SEM (weights ±[0.5, 1]) or, with ``dependence="nonlinear"``, PCD's nonlinear
+    additive-noise SEM, scaled into the public bounds (3 standard deviations to each half-width) and clipped, coded
+    columns rounded.
+
+    >>> frame, dag = synthetic_truth(Schema.categorical([2, 3, 2]), "categorical", 50, 2.0, np.random.default_rng(0))
+    >>> frame.shape, sorted(dag.nodes) == sorted(frame.columns)
+    ((50, 3), True)
+    """
     p = len(view)
     dag = random_dag(p, min(1.0, degree / (p - 1)), rng)
     names = dict(zip([f"X{i + 1}" for i in range(p)], view.names))
@@ -304,7 +317,7 @@ def _synthetic_binned(declared: Schema, view: Schema, n: int, degree: float, rng
     >>> frame.shape, set(frame.to_numpy().ravel().tolist()) <= {0, 1, 2, 3}
     ((50, 3), True)
     """
-    frame, dag = _synthetic(declared.as_numeric(), "numeric", n, degree, rng, dependence)
+    frame, dag = synthetic_truth(declared.as_numeric(), "numeric", n, degree, rng, dependence)
     coded = {column.name: (column.encode(frame[column.name]) if column.source is not None
                            else frame[column.name].to_numpy().astype(np.int64))
              for column in view.columns}
@@ -432,7 +445,7 @@ def forecast(
                 if binned:
                     frame, dag = _synthetic_binned(declared, view, n, degree, run_rng, dependence)
                 else:
-                    frame, dag = _synthetic(view, spec.data, n, degree, run_rng, dependence)
+                    frame, dag = synthetic_truth(view, spec.data, n, degree, run_rng, dependence)
                 truth = dag_to_cpdag(dag)
                 start = time.perf_counter()
                 try:

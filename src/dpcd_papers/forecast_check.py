@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 
 from dpcd.ci.discrete import marginal_table
-from dpcd.datasets import load_bnlearn, random_dag, sample_categorical
-from dpcd.schema import Schema
+from dpcd.datasets import load_bnlearn
+from dpcd.forecast import synthetic_truth
 from dpcd.validation import RngLike, as_rng, check_int
 
-__all__ = ["WEAK_NATS", "pair_information", "forecast_truth", "adjacent_pair_information", "forecast_errors"]
+__all__ = ["WEAK_NATS", "pair_information", "adjacent_pair_information", "forecast_errors"]
 
 WEAK_NATS = 0.005
 """An adjacent pair carrying less mutual information than this (nats) is called *weak*: at n = 100 000 its G²
@@ -56,25 +56,6 @@ def pair_information(codes: np.ndarray, levels: Iterable[int], pairs: Iterable[t
         mask = joint > 0
         values.append(float(np.sum(joint[mask] * np.log(joint[mask] / outer[mask]))))
     return np.asarray(values, dtype=float)
-
-
-def forecast_truth(view: Schema, n: int, degree: float, rng: np.random.Generator) -> tuple[pd.DataFrame, nx.DiGraph]:
-    """One synthetic data set of a categorical ``view`` as :func:`dpcd.forecast.forecast` draws it: a random DAG
-    over the columns (each pair joined with probability ``degree/(p − 1)``, a random causal order), Dirichlet(1)
-    conditional tables over the schema's categories, ``n`` rows (tests/test_held_out.py checks it is the forecast's
-    own draw for the same generator state).
-
-    >>> frame, dag = forecast_truth(Schema.categorical([2, 3, 2]), 50, 2.0, np.random.default_rng(0))
-    >>> frame.shape, sorted(dag.nodes) == sorted(frame.columns)
-    ((50, 3), True)
-    """
-    p = len(view)
-    dag = nx.relabel_nodes(random_dag(p, min(1.0, degree / (p - 1)), rng),
-                           dict(zip([f"X{i + 1}" for i in range(p)], view.names)))
-    ordered = nx.DiGraph()
-    ordered.add_nodes_from(view.names)
-    ordered.add_edges_from(dag.subgraph(view.names).edges())
-    return sample_categorical(ordered, n, rng, cards=view.levels).data.astype(np.int64), ordered
 
 
 def _summary(source: str, network: str, values: np.ndarray) -> dict[str, object]:
@@ -101,7 +82,7 @@ def adjacent_pair_information(network: str, *, n: int, draws: int = 6, degree: f
     view = sample.schema()
     synthetic = []
     for _ in range(draws):
-        frame, dag = forecast_truth(view, n, degree, generator)
+        frame, dag = synthetic_truth(view, "categorical", n, degree, generator)
         columns = {name: i for i, name in enumerate(frame.columns)}
         synthetic.append(pair_information(frame.to_numpy(), view.levels,
                                           [(columns[u], columns[v]) for u, v in dag.edges()]))
