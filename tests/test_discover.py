@@ -196,6 +196,33 @@ def test_calibration_is_kept_by_the_object_not_by_its_name(tmp_path, monkeypatch
     assert reg.calibrate(again, p=6, n=10_000, epsilon=1.0, delta=1e-6, max_order=1).kwargs == twice.kwargs
 
 
+def _scaled_priv_pc_map(factor):
+    """A closure: every map it makes has the same qualified name, whatever ``factor`` (tests only)."""
+    from dpcd.discovery.priv_pc import worst_case as priv_pc_worst_case
+
+    def scaled(**parameters):
+        return priv_pc_worst_case(**{**parameters, "epsilon_per_test": factor * parameters["epsilon_per_test"]})
+
+    return scaled
+
+
+def test_maps_that_share_a_name_never_share_a_stored_calibration(tmp_path, monkeypatch):
+    """Two closures of one factory (or partials, or lambdas) have one qualified name: their calibrations stay on
+    their objects, so the dearer one calibrated first never hands its parameter to the cheaper one, or back."""
+    import functools
+
+    monkeypatch.setenv("DPCD_CACHE_DIR", str(tmp_path))
+    spec = reg.ALGORITHMS["priv_pc"]
+    request = {"p": 6, "n": 10_000, "epsilon": 1.0, "delta": 1e-6, "max_order": 1}
+    own = reg.calibrate(spec, **request).kwargs["epsilon_per_test"]
+    dear = reg.calibrate(replace(spec, privacy_map=_scaled_priv_pc_map(2.0)), **request).kwargs["epsilon_per_test"]
+    cheap = reg.calibrate(replace(spec, privacy_map=_scaled_priv_pc_map(1.0)), **request).kwargs["epsilon_per_test"]
+    assert cheap == pytest.approx(own) and dear == pytest.approx(own / 2, rel=0.02)
+    partial = replace(spec, privacy_map=functools.partial(doubled_priv_pc_map))
+    assert reg.calibrate(partial, **request).kwargs["epsilon_per_test"] == pytest.approx(dear)
+    assert not reg._storable(partial) and reg._storable(spec)
+
+
 def test_total_budget_algorithms_get_the_budget_converted_to_their_relation():
     em = reg.calibrate(reg.ALGORITHMS["em_pc"], p=5, n=1_000, epsilon=2.0, delta=1e-6, relation="replace")
     assert em.kwargs == {"epsilon_total": 1.0}  # add/remove proof: replace-one needs half (group privacy)

@@ -266,13 +266,35 @@ def _search(spec: PrivateAlgorithm, p: int, n: int | None, max_order: int | None
                                      f"delta={delta:g}{why}; choose a larger epsilon or delta or another "
                                      "algorithm") from None
 
+    if not _storable(spec):  # a map the key cannot name exactly: searched here, remembered on the object only
+        memo[inputs] = value = search()
+        return value
     key = {"algorithm": spec.name, "budget": spec.budget, "budget_arg": spec.budget_arg, "delta_arg": spec.delta_arg,
-           "extra": sorted((str(k), repr(v)) for k, v in dict(spec.extra).items()),
-           "map": f"{spec.privacy_map.__module__}.{getattr(spec.privacy_map, '__qualname__', '?')}",
+           "extra": sorted((str(k), v) for k, v in dict(spec.extra).items()),
+           "map": f"{spec.privacy_map.__module__}.{spec.privacy_map.__qualname__}",
            "p": p, "n": n, "max_order": max_order, "epsilon": epsilon, "delta": delta, "rtol": rtol,
            "code": worst_case_code(spec.privacy_map)}
     memo[inputs] = value = stored_parameter(key, search)
     return value
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str)) or (
+        isinstance(value, tuple) and all(_plain(v) for v in value))
+
+
+def _storable(spec: PrivateAlgorithm) -> bool:
+    """Whether a calibration of ``spec`` may go to the disk store: its map is a plain function defined at the top
+    level of a module file (so its module and name identify it and :func:`worst_case_code` hashes its source) and its
+    fixed arguments are plain values. A ``functools.partial``, a closure, a lambda or a function typed into a
+    notebook could share a name with another map, so their calibrations stay on the object."""
+    function = spec.privacy_map
+    module = sys.modules.get(getattr(function, "__module__", None) or "")
+    return (isinstance(function, types.FunctionType) and function.__closure__ is None
+            and "<" not in function.__qualname__ and module is not None
+            and str(getattr(module, "__file__", "") or "").endswith(".py")
+            and getattr(module, function.__qualname__, None) is function
+            and all(_plain(v) for v in dict(spec.extra).values()))
 
 
 def _dpcd_module(obj: Any) -> str | None:
@@ -380,6 +402,7 @@ def calibrate(spec: PrivateAlgorithm, *, p: int, n: int | None, epsilon: float, 
     except ValueError as error:  # the algorithm's own refusal of these parameters, as a calibration refusal
         raise CalibrationRefused(f"algorithm {spec.name!r} ({spec.label}) cannot be calibrated to epsilon={epsilon:g}, "
                                  f"delta={delta:g} under {target.name}: {error}") from None
+    # load-bearing: whatever the search or a store returned, the parameter is checked on this object's own map
     if not _fits((guarantee["epsilon"], guarantee["delta"]), epsilon, delta):
         raise CalibrationRefused(
             f"algorithm {spec.name!r} ({spec.label}) cannot meet epsilon={epsilon:g}, delta={delta:g} under "

@@ -70,11 +70,12 @@ Relation: replace one record (n public). Public: n, the domain sizes
 **Theorem.** Any run of :func:`marginal_pc` with ``epsilon_total`` = ε and
 ``delta`` = δ is (ε, δ)-DP under replace-one.
 
-*Proof.* Fix the outputs of orders 0..k − 1 and the screen's bootstrap draws
-(public randomness). They determine the graph, the candidate ranking, the
-protected tree and the screen's decisions, and with the public n, domains, μ_k
-and ``noise_ratio`` which further sets are bought — hence the number of always-measured candidates
-at order k, and the collection 𝒰_k of variable sets whose tables order k
+*Proof.* Fix the outputs of orders 0..k − 1 and the tests' bootstrap draws
+(secret, like the noise, but independent of the data). They determine the
+graph, the candidate ranking, the protected tree and the screen's decisions;
+with the public n, domains, μ_k, ``noise_ratio`` and ``more_candidates`` they
+determine the always-measured candidates at order k, then which further sets
+are bought — hence the collection 𝒰_k of variable sets whose tables order k
 releases and their number M_k. Replacing
 one record moves one count in each table from one cell to another: the
 concatenated tables change by at most √(2 M_k) in L2 norm, so adding
