@@ -6,8 +6,9 @@ PROFILE ?= quick
 JOBS   ?= 2
 OUT    ?= results
 ARGS   ?=
+ONLY   ?=
 
-.PHONY: reproduce test bench lab clean venv venv-test
+.PHONY: reproduce test bench lab docs clean venv venv-test
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +23,10 @@ $(VENV)/.installed-test: $(VENV)/.installed
 venv: $(VENV)/.installed
 venv-test: $(VENV)/.installed-test
 
-## Regenerate every table and figure into $(OUT)/ (PROFILE=smoke|quick|full, JOBS=N; OUT=figures refreshes the committed results).
+## Regenerate every table and figure into $(OUT)/ (PROFILE=smoke|quick|full, JOBS=N, ONLY=NAME for one notebook;
+## OUT=figures refreshes the committed results).
 reproduce: venv
-	$(PY) -m dpcd_papers reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT)
+	$(PY) -m dpcd_papers reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT) $(if $(ONLY),--only $(ONLY))
 	$(PY) -m dpcd_papers report --out $(OUT)
 
 ## Run the test suite, including every notebook in the smoke profile.
@@ -34,6 +36,11 @@ test: venv-test
 ## Benchmarks against causal-learn (not part of `make test`).
 bench: venv-test
 	$(PY) -m pytest tests/benchmarks -p no:xdist -s -m benchmark -o "norecursedirs=.*"
+
+## The documentation site, offline, warnings as errors: build/docs/docs/index.html.
+docs: venv-test
+	$(PY) -m sphinx -W --keep-going -q -c docs -b html . build/docs
+	@echo "open build/docs/docs/index.html"
 
 ## JupyterLab on the notebooks; ARGS is passed to Jupyter (e.g. make lab ARGS=--allow-root as root).
 lab: venv

@@ -63,28 +63,35 @@ def test_report_and_readme_quote_the_committed_counts():
     line = reporting.summary_line(counts)
     report = (FIGURES / "REPORT.md").read_text(encoding="utf-8")
     assert line in report, "figures/REPORT.md is older than the comparisons: run `python -m dpcd_papers report`"
-    readme = re.sub(r"\s+", " ", (PROJECT_ROOT / "README.md").read_text(encoding="utf-8"))
-    assert line in readme, f"the README's summary line should read: {line}"
+    for page in PAGES_WITH_THE_NOTEBOOK_TABLE:
+        readme = re.sub(r"\s+", " ", (PROJECT_ROOT / page).read_text(encoding="utf-8"))
+        assert line in readme, f"{page}'s summary line should read: {line}"
 
 
-def _readme_rows() -> dict[str, list[str]]:
-    """The README's notebook table: notebook name -> its cells."""
+PAGES_WITH_THE_NOTEBOOK_TABLE = ("README.md", "docs/reproduce.md")
+"""The pages whose notebook table quotes each committed run's time (the README's short one, the long one with what
+each run kept)."""
+
+
+def _readme_rows(page: str = "README.md") -> dict[str, list[str]]:
+    """The notebook table of ``page`` (README.md by default): notebook name -> its cells."""
     rows = {}
-    for line in (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in (PROJECT_ROOT / page).read_text(encoding="utf-8").splitlines():
         match = re.match(r"\| `(\w+)` \|", line)
         if match:
             rows[match.group(1)] = [cell.strip() for cell in line.strip().strip("|").split("|")]
     return rows
 
 
-def test_readme_states_the_measured_full_profile_times():
-    """Every notebook whose committed results come from the full profile: the README quotes its measured time."""
-    header = next(line for line in (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+@pytest.mark.parametrize("page", PAGES_WITH_THE_NOTEBOOK_TABLE)
+def test_readme_states_the_measured_full_profile_times(page):
+    """Every notebook whose committed results come from the full profile: the page quotes its measured time."""
+    header = next(line for line in (PROJECT_ROOT / page).read_text(encoding="utf-8").splitlines()
                   if line.startswith("| notebook |"))
     columns = [cell.strip() for cell in header.strip().strip("|").split("|")]
     assert "full (measured, JOBS=2)" in columns
     position = columns.index("full (measured, JOBS=2)")
-    rows = _readme_rows()
+    rows = _readme_rows(page)
     times = reporting.time_table(FIGURES).set_index("notebook")
     for notebook, row in times.iterrows():
         if row["profile"] != "full":
@@ -98,12 +105,13 @@ def test_readme_states_the_measured_full_profile_times():
             assert "resumed" in cell, f"{notebook}: part of its grid came from the cache; the README must say so"
 
 
-def test_readme_states_the_measured_total_of_the_full_profile():
-    """The README's total of the full profile is the sum of the committed full runs' wall times (run.json)."""
+@pytest.mark.parametrize("page", PAGES_WITH_THE_NOTEBOOK_TABLE)
+def test_readme_states_the_measured_total_of_the_full_profile(page):
+    """The page's total of the full profile is the sum of the committed full runs' wall times (run.json)."""
     total = reporting.full_profile_wall(FIGURES)
     if total == 0.0:
         pytest.skip("no committed results come from the full profile")
-    readme = re.sub(r"\s+", " ", (PROJECT_ROOT / "README.md").read_text(encoding="utf-8"))
+    readme = re.sub(r"\s+", " ", (PROJECT_ROOT / page).read_text(encoding="utf-8"))
     match = re.search(r"the committed full runs take ([0-9.]+ (?:s|min|h)) together", readme)
     assert match, "the README should say how long the committed full runs take together"
     assert match.group(1) == reporting.format_seconds(total), (

@@ -228,10 +228,11 @@ def test_the_forecast_skips_a_run_that_cannot_fit_its_time_budget():
     assert (result.table[result.table["algorithm"] == "em_pc"]["status"] == "ok").all()
 
 
-def test_the_readme_lists_the_registry_as_it_is(project_root):
+@pytest.mark.parametrize("page", ["README.md", "docs/algorithms.md"])
+def test_the_readme_lists_the_registry_as_it_is(project_root, page):
     from dpcd.registry import release_refusal
 
-    text = (project_root / "README.md").read_text(encoding="utf-8")
+    text = (project_root / page).read_text(encoding="utf-8")
     line = next(line for line in text.splitlines() if line.startswith("**The registry**"))
     listed = re.findall(r"`([a-z_]+)` \(", line.split(": ", 1)[1])
     releasable = [name for name, spec in ALGORITHMS.items() if release_refusal(spec) is None]

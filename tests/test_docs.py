@@ -1,0 +1,127 @@
+"""The README a newcomer reads first and the pages it points to: short, with the sections it promises, and every
+link inside the repository resolving."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = [README, ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
+SECTIONS = ("## Quick start", "## Results at a glance", "## Release a causal graph of your own data", "## Algorithms",
+            "## Notebooks", "## Where everything else is")
+
+
+def test_the_readme_is_short_and_has_its_sections():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) < 15_000, f"README.md is {len(text.encode('utf-8'))} bytes; keep it under 15 KB"
+    positions = [text.find(f"\n{heading}\n") for heading in SECTIONS]
+    assert all(p > 0 for p in positions) and positions == sorted(positions), "README sections missing or out of order"
+    for command in ("make reproduce", "make test", "ONLY="):
+        assert command in text, command
+
+
+def test_the_readme_has_one_line_per_algorithm():
+    from dpcd.registry import ALGORITHMS
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("\n## Algorithms\n"):text.index("\n## Notebooks\n")]
+    bullets = [line for line in section.splitlines() if line.startswith("* ")]
+    named = [name for line in bullets for name in re.findall(r"`([a-z_]+)`", line.split(" — ")[0])]
+    assert sorted(named) == sorted(ALGORITHMS)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = unicodedata.normalize("NFKC", heading).strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def _anchors(page: Path) -> set[str]:
+    return {_slug(line.lstrip("#")) for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("#")}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_link_inside_the_repository_resolves(page):
+    broken = []
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"^[a-z]+:", target):
+            continue  # an address outside the repository
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if not file.exists():
+            broken.append(target)
+        elif anchor and file.suffix == ".md" and anchor not in _anchors(file):
+            broken.append(target)
+    assert not broken, f"{page.relative_to(ROOT)}: links that do not resolve: {broken}"
+
+
+def test_every_page_of_the_docs_is_linked_from_the_readme():
+    text = README.read_text(encoding="utf-8")
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        if page.name != "index.md":
+            assert f"docs/{page.name}" in text, f"README.md does not link docs/{page.name}"
+
+
+def _build_site(out: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-c", "docs", "-b", "html",
+                           str(ROOT), str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("myst_parser")
+    out = tmp_path_factory.mktemp("site")
+    _build_site(out)
+    return out
+
+
+def test_the_site_builds_offline_with_warnings_as_errors(site):
+    """`make docs`: every page of docs/, the README, ARCHITECTURE.md and the committed results they link to build
+    with warnings as errors (a broken cross-reference or a page outside every toctree fails the build)."""
+    home = (site / "docs" / "index.html").read_text(encoding="utf-8")
+    for page in ("user-guide", "algorithms", "benchmark", "reproduce", "results", "course", "library"):
+        assert f'href="{page}.html"' in home, page
+    results = (site / "docs" / "results.html").read_text(encoding="utf-8")
+    for folder in sorted(p.name for p in (ROOT / "figures").iterdir() if p.is_dir() and not p.name.startswith(".")):
+        assert f'id="{folder.replace("_", "-")}"' in results, f"the results page has no section for {folder}"
+    figures = sorted((ROOT / "figures").glob("*/*.png"))
+    assert figures and all((site / "_images" / png.name).exists() for png in figures), "a committed figure is missing"
+
+
+def _chromium() -> str | None:
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.mark.parametrize(("page", "headings"), [
+    ("docs/index.html", ["dpcd — differentially private causal discovery"]),
+    ("docs/results.html", ["Committed results", "benchmark", "privacy_audit"]),
+])
+def test_two_pages_render_in_headless_chromium(site, page, headings):
+    import subprocess
+
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium installed (apt-get install chromium) to render the pages")
+    done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                           f"--user-data-dir={site / '.chromium'}", "--dump-dom", (site / page).as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rendered = re.findall(r"<h[12][^>]*>(.*?)</h[12]>", done.stdout, flags=re.S)
+    text = [re.sub(r"<[^>]+>", "", h).replace("#", "").strip() for h in rendered]
+    for heading in headings:
+        assert heading in text, (heading, text[:20])
