@@ -10,7 +10,7 @@ author = "the dpcd contributors"
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
 root_doc = "docs/index"
-include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "data/README.md", "figures/REPORT.md",
+include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "docs/papers/*.md", "data/README.md", "figures/REPORT.md",
                     "figures/*/*.md"]
 exclude_patterns = ["build", ".venv", "results"]
 myst_heading_anchors = 3

@@ -11,7 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-PAGES = [README, ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [README, ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").rglob("*.md"))]
+PAPERS = ("em_pc", "priv_pc", "pcd", "private_anm", "curate")
 SECTIONS = ("## Quick start", "## Results at a glance", "## Release a causal graph of your own data", "## Algorithms",
             "## Notebooks", "## Where everything else is")
 
@@ -64,9 +65,10 @@ def test_every_link_inside_the_repository_resolves(page):
 
 def test_every_page_of_the_docs_is_linked_from_the_readme():
     text = README.read_text(encoding="utf-8")
-    for page in sorted((ROOT / "docs").glob("*.md")):
+    for page in sorted((ROOT / "docs").rglob("*.md")):
         if page.name != "index.md":
-            assert f"docs/{page.name}" in text, f"README.md does not link docs/{page.name}"
+            name = page.relative_to(ROOT).as_posix()
+            assert name in text, f"README.md does not link {name}"
 
 
 def _build_site(out: Path) -> None:
@@ -91,8 +93,12 @@ def test_the_site_builds_offline_with_warnings_as_errors(site):
     """`make docs`: every page of docs/, the README, ARCHITECTURE.md and the committed results they link to build
     with warnings as errors (a broken cross-reference or a page outside every toctree fails the build)."""
     home = (site / "docs" / "index.html").read_text(encoding="utf-8")
-    for page in ("user-guide", "algorithms", "benchmark", "reproduce", "results", "course", "library"):
+    for page in ("user-guide", "algorithms", "benchmark", "reproduce", "results", "course", "library",
+                 *(f"papers/{paper}" for paper in PAPERS)):
         assert f'href="{page}.html"' in home, page
+    for paper in PAPERS:  # each paper's page holds its citing paragraph and its claims, from the committed run
+        text = (site / "docs" / "papers" / f"{paper}.html").read_text(encoding="utf-8")
+        assert "What we found, if you cite it" in text and "<table" in text, paper
     results = (site / "docs" / "results.html").read_text(encoding="utf-8")
     for folder in sorted(p.name for p in (ROOT / "figures").iterdir() if p.is_dir() and not p.name.startswith(".")):
         assert f'id="{folder.replace("_", "-")}"' in results, f"the results page has no section for {folder}"
