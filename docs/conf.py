@@ -46,5 +46,22 @@ def committed_results(app, docname, source):
     source[0] = "".join(parts)
 
 
+def algorithm_facts(app, docname, source):
+    """docs/algorithms.md ends with a table of every registry algorithm's identity and proof, read from
+    :data:`dpcd.registry.ALGORITHMS` at build time (so it is the code's, never a copy)."""
+    if docname != "docs/algorithms":
+        return
+    from dpcd.registry import ALGORITHMS, release_refusal
+
+    rows = ["| name | label | data | relation | public | budget | proof | theorem | release |", "|---" * 9 + "|"]
+    for name, spec in ALGORITHMS.items():
+        refusal = release_refusal(spec)
+        rows.append(f"| `{name}` | {spec.label} | {spec.data} | {spec.relation.name} | {', '.join(spec.public)} | "
+                    f"{spec.budget} (`{spec.budget_arg}`) | {spec.proof} | {spec.theorem.replace('|', '/')} | "
+                    + ("yes" if refusal is None else "refused") + " |")
+    source[0] += "\n\n## Every algorithm at a glance (from the registry)\n\n" + "\n".join(rows) + "\n"
+
+
 def setup(app):
     app.connect("source-read", committed_results)
+    app.connect("source-read", algorithm_facts)

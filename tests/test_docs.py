@@ -102,6 +102,11 @@ def test_the_site_builds_offline_with_warnings_as_errors(site):
     results = (site / "docs" / "results.html").read_text(encoding="utf-8")
     for folder in sorted(p.name for p in (ROOT / "figures").iterdir() if p.is_dir() and not p.name.startswith(".")):
         assert f'id="{folder.replace("_", "-")}"' in results, f"the results page has no section for {folder}"
+    from dpcd.registry import ALGORITHMS
+
+    facts = (site / "docs" / "algorithms.html").read_text(encoding="utf-8")
+    assert all(f'<span class="pre">{name}</span></code></p></td>' in facts
+               for name in ALGORITHMS), "the algorithms page's table should hold every registry algorithm"
     figures = sorted((ROOT / "figures").glob("*/*.png"))
     assert figures and all((site / "_images" / png.name).exists() for png in figures), "a committed figure is missing"
 
