@@ -103,7 +103,7 @@ def test_runs_are_reproducible_accurate_and_release_through_discover():
     assert first.skeleton == again.skeleton and first.info["measured"] == again.info["measured"]
     assert skeleton_prf(first.cpdag, dag_to_cpdag(sample.dag))["f1"] >= 0.75
     release = dpcd.discover(sample.data, schema=sample.schema(), algorithm="aim_pc", epsilon=1.0, rng=0,
-                            progress=False, forecast_repetitions=0)
+                            progress=False, options=dpcd.ReleaseOptions(forecast_repetitions=0))
     assert release.algorithm == "aim_pc" and release.privacy["guarantee"]["accountant"] == "zcdp"
     assert release.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= 1.0 + 1e-9
     synthetic = aim_synthetic(sample.data, levels=sample.levels, epsilon_total=1.0, rng=0)

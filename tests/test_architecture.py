@@ -252,11 +252,30 @@ def test_no_unsafe_keyword_in_the_public_signature_of_a_registry_algorithm():
 def test_discover_never_opts_into_an_unproven_variant():
     import inspect
 
-    from dpcd.preparation import run_algorithm
+    from dpcd.preparation import ReleasePlan, plan_release
     from dpcd.registry import calibrate
 
-    for function in (run_algorithm, calibrate):  # every keyword a release passes is built by these two
+    for function in (plan_release, ReleasePlan, calibrate):  # every keyword a release passes is built by these
         assert "unproven" not in inspect.getsource(function)
+
+
+def test_every_run_of_a_release_a_forecast_or_the_benchmark_is_built_by_one_release_plan():
+    """The public phase (view, caps, calibration) has one implementation: ``plan_release``. A module that runs an
+    algorithm calls it and ``ReleasePlan.run``, never ``spec.run`` or ``calibrate`` on a path of its own."""
+    import ast
+
+    modules = {"dpcd.release.api": SRC / "dpcd" / "release" / "api.py", "dpcd.forecast": SRC / "dpcd" / "forecast.py",
+               "dpcd_papers.benchmark": SRC / "dpcd_papers" / "benchmark.py"}
+    for name, path in modules.items():
+        calls = [node.func for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Call)]
+        names = {call.id if isinstance(call, ast.Name) else call.attr for call in calls
+                 if isinstance(call, (ast.Name, ast.Attribute))}
+        assert "plan_release" in names, name
+        runs = [ast.unparse(call) for call in calls if isinstance(call, ast.Attribute) and call.attr == "run"]
+        assert runs and all(run == "plan.run" for run in runs), (name, runs)
+        if name != "dpcd_papers.benchmark":  # its calibrator wraps calibrate to record an over-budget row
+            assert "calibrate" not in names, name
 
 
 NULL_SIMULATIONS = {"dpcd.ci.noisy", "dpcd.ci.gcm"}
@@ -293,7 +312,7 @@ def test_every_release_records_its_algorithm_and_budget_parameter_in_info(name):
     sample = load_bnlearn("cancer", 2_000, rng=0) if spec.data == "categorical" else \
         sample_linear_gaussian(random_dag(4, 0.5, 0), 2_000, 0)
     found = dpcd.discover(sample.data, schema=sample.schema(), algorithm=name, epsilon=1.0, rng=0, progress=False,
-                          forecast_repetitions=0)
+                          options=dpcd.ReleaseOptions(forecast_repetitions=0))
     assert found.result.info["algorithm"] == name
     assert spec.budget_arg in found.result.info
 
@@ -321,6 +340,7 @@ def _third_party_imports(package: str) -> set[str]:
 
 def _core_dependencies() -> set[str]:
     import re
+
     import tomllib
 
     project = tomllib.loads((SRC.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -351,7 +371,7 @@ from dpcd.datasets import load_bnlearn
 from dpcd.release import discover
 from dpcd.forecast import forecast
 sample = load_bnlearn("cancer", 3000, rng=0)
-release = discover(sample.data, schema=sample.schema(), epsilon=2.0, rng=1, out=r"{tmp_path / 'out'}", draw=True)
+release = discover(sample.data, schema=sample.schema(), epsilon=2.0, rng=1, out=r"{tmp_path / 'out'}")
 table = forecast(sample.schema(), n=3000, epsilon=[1.0], repetitions=1, rng=0).table
 from dpcd.cli import main
 try:

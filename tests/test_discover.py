@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import math
@@ -22,13 +21,15 @@ from dpcd.discovery.gcm_pc import gcm_pc
 from dpcd.discovery.pc import Decider, pc, run_pc, worst_case_tests
 from dpcd.privacy import PrivacyLedger
 from dpcd.privacy.relation import ADD_REMOVE, WorstCase, convert
-from dpcd.release import writers
+from dpcd.release import Output, ReleaseOptions, writers
 from dpcd.release.api import choose_kind
 from dpcd.schema import DataPreparationError, Schema, SchemaError
 
-release = functools.partial(dpcd.discover, force=True)
-"""``discover`` for the mechanics of a release on small samples, whatever their forecast says; whether a release is
-worth having, and the refusal of one that is not, are tested in ``test_honest_releases``."""
+
+def release(data, *, options: ReleaseOptions | None = None, **kwargs):
+    """``discover`` for the mechanics of a release on small samples, whatever their forecast says (``force``);
+    whether a release is worth having, and the refusal of one that is not, are tested in ``test_honest_releases``."""
+    return dpcd.discover(data, options=replace(options or ReleaseOptions(), force=True), **kwargs)
 
 # --------------------------------------------------------------------------- a test-only algorithm module (this file)
 
@@ -260,8 +261,8 @@ def test_discover_writes_every_file_and_a_truthful_privacy_json(asia, tmp_path):
     csv = tmp_path / "asia.csv"
     labels.to_csv(csv, index=False)
     out = tmp_path / "out"
-    found = release(csv, schema=schema, algorithm="fake_pc", epsilon=1.0, out=out, registry=REGISTRY,
-                          progress=False)
+    found = release(csv, schema=schema, algorithm="fake_pc", epsilon=1.0, progress=False, out=out,
+                    options=ReleaseOptions(registry=REGISTRY))
     assert sorted(p.name for p in out.iterdir()) == sorted(writers.GRAPH_FILES + writers.FIGURE_FILES)
     graph = json.loads((out / "graph.json").read_text())
     assert graph["nodes"] == list(labels.columns)
@@ -297,7 +298,7 @@ def test_discover_writes_every_file_and_a_truthful_privacy_json(asia, tmp_path):
 def test_add_remove_release_neither_uses_nor_publishes_n(asia, tmp_path):
     labels, schema = asia
     found = release(labels.iloc[:40], schema=schema, algorithm="em_pc", relation="add/remove", epsilon=1.0,
-                          out=tmp_path / "out", draw=False, progress=False)  # 40 rows: no minimum, n is private
+                    progress=False, out=Output(tmp_path / "out", draw=False))  # 40 rows: no minimum, n is private
     privacy = json.loads((tmp_path / "out" / "privacy.json").read_text())
     assert "n" not in privacy["assumed_public"] and privacy["relation"]["name"] == "add/remove"
     assert privacy["guarantee"] == {**found.privacy["guarantee"]} and privacy["guarantee"]["epsilon"] == 1.0
@@ -313,8 +314,8 @@ def test_guarantee_within_request_for_every_algorithm_and_relation(asia, name, r
         with pytest.raises(ValueError, match="no add/remove guarantee"):
             release(labels, schema=schema, algorithm=name, relation=relation, epsilon=1.0, progress=False)
         return
-    found = release(labels, schema=schema, algorithm=name, relation=relation, epsilon=1.0, delta=1e-6,
-                          rng=5, max_order=1, progress=False)
+    found = release(labels, schema=schema, algorithm=name, relation=relation, epsilon=1.0, delta=1e-6, rng=5,
+                    progress=False, options=ReleaseOptions(max_order=1))
     guarantee = found.privacy["guarantee"]
     assert guarantee["relation"] == relation
     assert guarantee["epsilon"] <= 1.0 and guarantee["delta"] <= 1e-6 * (1 + 1e-9)
@@ -339,17 +340,14 @@ def test_the_order_cap_gives_its_reason_when_the_columns_bind_it(n):
 @pytest.mark.parametrize("name", RELEASABLE)
 def test_every_run_stays_within_its_privacy_map(asia, gauss, name):
     # the run's ledger (its run-time charges) against the object's privacy map at the calibrated parameters
-    from dpcd.preparation import default_limits, run_algorithm, view_for
+    from dpcd.preparation import plan_release
     from dpcd.release.tables import encode_table
 
     spec = reg.ALGORITHMS[name]
     frame, schema = asia if spec.data == "categorical" else gauss
-    view = view_for(schema, spec)
-    limits = default_limits(view, spec, len(frame))
-    calibration = reg.calibrate(spec, p=len(view), n=len(frame), epsilon=1.0, delta=1e-6,
-                                max_order=limits.max_order)
-    result = run_algorithm(spec, encode_table(frame, view), view, calibration, alpha=0.05, rng=3,
-                           max_tests=limits.max_tests)
+    plan = plan_release(schema, spec, epsilon=1.0, delta=1e-6, n=len(frame))
+    result = plan.run(encode_table(frame, plan.view), rng=3)
+    calibration = plan.calibration
     worst = calibration.worst_case
     assert result.ledger.differentially_private and result.ledger.relation == worst.relation.name
     spent = min(result.ledger.total("basic").epsilon,
@@ -385,9 +383,10 @@ def test_guarantee_does_not_change_when_one_record_changes(asia):
     neighbour = labels.copy()
     neighbour.iloc[0] = ["yes"] * labels.shape[1]
     for name in ("priv_pc", "em_pc", "curate"):
-        a = release(labels, schema=schema, algorithm=name, epsilon=1.0, rng=1, max_order=1, progress=False)
-        b = release(neighbour, schema=schema, algorithm=name, epsilon=1.0, rng=2, max_order=1,
-                          progress=False)
+        a = release(labels, schema=schema, algorithm=name, epsilon=1.0, rng=1, progress=False,
+                    options=ReleaseOptions(max_order=1))
+        b = release(neighbour, schema=schema, algorithm=name, epsilon=1.0, rng=2, progress=False,
+                    options=ReleaseOptions(max_order=1))
         assert a.privacy["guarantee"] == b.privacy["guarantee"]
         assert a.privacy["assumed_public"] == b.privacy["assumed_public"]
         assert a.privacy["calibration"] == b.privacy["calibration"]
@@ -453,7 +452,8 @@ def test_one_dataframe_cell_changes_only_its_own_code_and_never_stops_the_releas
     labels, schema = asia
     dirty = labels.astype(object)
     dirty.iloc[3, 1] = odd
-    found = release(dirty, schema=schema, algorithm="em_pc", epsilon=1.0, rng=0, max_order=1, progress=False)
+    found = release(dirty, schema=schema, algorithm="em_pc", epsilon=1.0, rng=0, progress=False,
+                    options=ReleaseOptions(max_order=1))
     assert list(found.graph.nodes) == list(labels.columns)
 
 
@@ -500,7 +500,7 @@ def test_a_run_on_many_columns_releases_within_its_guarantee(name, epsilon):
     p = 30
     frame = pd.DataFrame(rng.integers(0, 2, size=(2000, p)).astype(str), columns=[f"c{j}" for j in range(p)])
     schema = Schema.categorical([2] * p, names=list(frame.columns), ordinal=False)
-    found = release(frame, schema=schema, algorithm=name, epsilon=epsilon, rng=1, progress=False, draw=False)
+    found = release(frame, schema=schema, algorithm=name, epsilon=epsilon, rng=1, progress=False)
     tight = found.privacy["spent_this_run"]["totals"]["tight"]["epsilon"]
     assert tight <= found.privacy["guarantee"]["epsilon"] * (1 + 1e-6)
 
@@ -651,12 +651,13 @@ def test_a_release_draws_its_noise_from_fresh_entropy_unless_seeded(asia, monkey
     labels, schema = asia
     draws: list[float] = []
     registry = {"recorded_pc": replace(FAKE, name="recorded_pc", run=_draw_recorder(draws))}
-    found = [release(labels, schema=schema, algorithm="recorded_pc", epsilon=1.0, registry=registry,
-                     progress=False, forecast_repetitions=0) for _ in range(2)]  # the release's own draws only
+    found = [release(labels, schema=schema, algorithm="recorded_pc", epsilon=1.0, progress=False,
+                     options=ReleaseOptions(registry=registry, forecast_repetitions=0))
+             for _ in range(2)]  # the release's own draws only
     assert draws[0] != draws[1]
     assert all("operating-system entropy" in f.privacy["noise"] for f in found)
-    seeded = [release(labels, schema=schema, algorithm="recorded_pc", epsilon=1.0, registry=registry,
-                      rng=7, progress=False, forecast_repetitions=0) for _ in range(2)]
+    seeded = [release(labels, schema=schema, algorithm="recorded_pc", epsilon=1.0, rng=7, progress=False,
+                      options=ReleaseOptions(registry=registry, forecast_repetitions=0)) for _ in range(2)]
     assert draws[2] == draws[3]
     assert all("must stay secret" in f.privacy["noise"] and "7" not in f.privacy["noise"] for f in seeded)
 
@@ -668,8 +669,8 @@ def test_the_forecast_does_not_depend_on_the_noise_generator(asia, tmp_path):
     pages = []
     for seed in (1, 2):
         out = tmp_path / f"out{seed}"
-        release(labels, schema=schema, algorithm="em_pc", epsilon=1.0, rng=seed, out=out, draw=False,
-                      progress=False, forecast_repetitions=2, max_order=1)
+        release(labels, schema=schema, algorithm="em_pc", epsilon=1.0, rng=seed, progress=False,
+                out=Output(out, draw=False), options=ReleaseOptions(forecast_repetitions=2, max_order=1))
         page = (out / "report.html").read_text()
         start = page.index("(forecast)</h2>")
         pages.append(page[start:page.index("</table>", start)])
@@ -685,8 +686,8 @@ def test_algorithms_that_cannot_release_are_refused_before_the_data_are_read(tmp
 
 def test_privacy_json_lists_the_registrys_fixed_parameters(asia):
     labels, schema = asia
-    found = release(labels, schema=schema, algorithm="subsampled_gaussian", epsilon=1.0, rng=0, max_order=1,
-                          progress=False)
+    found = release(labels, schema=schema, algorithm="subsampled_gaussian", epsilon=1.0, rng=0, progress=False,
+                    options=ReleaseOptions(max_order=1))
     assert found.privacy["assumed_public"]["algorithm"]["parameters"]["sampling_rate"] == 0.1
 
 
@@ -728,8 +729,8 @@ def test_nothing_is_written_when_a_step_fails(asia, tmp_path, monkeypatch):
 
     monkeypatch.setattr(writers, "_draw", broken_draw)
     with pytest.raises(OSError, match="disk full"):
-        release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, out=tmp_path / "out",
-                      registry=REGISTRY, progress=False)
+        release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, progress=False, out=tmp_path / "out",
+                options=ReleaseOptions(registry=REGISTRY))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -737,8 +738,8 @@ def test_a_run_above_its_plan_is_a_bug_and_writes_nothing(asia, tmp_path, monkey
     labels, schema = asia
     monkeypatch.setitem(SPEND, "factor", 2.0)
     with pytest.raises(RuntimeError, match="above its planned guarantee"):
-        release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, out=tmp_path / "out",
-                      registry=REGISTRY, progress=False)
+        release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, progress=False, out=tmp_path / "out",
+                options=ReleaseOptions(registry=REGISTRY))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -748,11 +749,11 @@ def test_out_folder_must_be_new_or_empty(asia, tmp_path):
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     with pytest.raises(ValueError, match="not an empty folder"):
-        release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, out=out, registry=REGISTRY,
-                      progress=False)
+        release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, progress=False, out=out,
+                options=ReleaseOptions(registry=REGISTRY))
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
-    release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, out=out, registry=REGISTRY,
-                  progress=False, overwrite=True, draw=False)
+    release(labels, schema=schema, algorithm="fake_pc", epsilon=1.0, progress=False, out=Output(out, overwrite=True,
+            draw=False), options=ReleaseOptions(registry=REGISTRY))
     assert sorted(p.name for p in out.iterdir()) == sorted(writers.GRAPH_FILES)
 
 
@@ -773,8 +774,9 @@ def test_discover_rejects_bad_arguments(asia, kwargs, error, match):
     labels, schema = asia
     kwargs = {"algorithm": "fake_pc", **kwargs}
     registry = {**REGISTRY, "pcd": reg.ALGORITHMS["pcd"]}
+    settings = {"registry": registry, **({"alpha": kwargs.pop("alpha")} if "alpha" in kwargs else {})}
     with pytest.raises(error, match=match):
-        release(labels, schema=schema, registry=registry, progress=False, **kwargs)
+        release(labels, schema=schema, progress=False, **kwargs, options=ReleaseOptions(**settings))
 
 
 # --------------------------------------------------------------------------- the cross-paper benchmark's cells

@@ -258,8 +258,8 @@ def test_nonlinear_relations_switch_the_synthetic_model_and_a_release_records_th
     with pytest.raises(ValueError, match="dependence"):
         forecast(schema, n=1000, epsilon=[1.0], dependence="quadratic")
     data = nonlinear.iloc[:300]
-    found = dpcd.discover(data, schema=schema, epsilon=1.0, rng=0, progress=False, dependence="nonlinear",
-                          out=tmp_path / "out", forecast_repetitions=1)
+    found = dpcd.discover(data, schema=schema, epsilon=1.0, rng=0, progress=False, out=tmp_path / "out",
+                          options=dpcd.ReleaseOptions(dependence="nonlinear", forecast_repetitions=1))
     assert found.privacy["assumed_public"]["algorithm"]["forecast_dependence"] == "nonlinear"
 
 
@@ -287,10 +287,12 @@ def test_privacy_json_lists_the_forecast_model_only_when_a_forecast_read_it(tmp_
     schema = sample.schema().to_json()
     schema.pop("n", None)
     found = dpcd.discover(sample.data, schema=schema, epsilon=1.0, rng=0, progress=False, relation=relation,
-                          out=tmp_path / "out" if out else None, forecast_repetitions=repetitions, force=True)
+                          out=tmp_path / "out" if out else None,
+                          options=dpcd.ReleaseOptions(forecast_repetitions=repetitions, force=True))
     assert ("forecast_dependence" in found.privacy["assumed_public"]["algorithm"]) == listed
     manual = dpcd.discover(sample.data, schema=schema, epsilon=1.0, rng=0, progress=False, relation="replace",
-                           algorithm="em_pc", out=None, forecast_repetitions=0)  # no auto, none asked: no forecast
+                           algorithm="em_pc", out=None,
+                           options=dpcd.ReleaseOptions(forecast_repetitions=0))  # no auto, none asked: no forecast
     assert "forecast_dependence" not in manual.privacy["assumed_public"]["algorithm"]
 
 
@@ -357,6 +359,6 @@ def test_the_report_forecast_counts_its_runs_from_public_sizes_not_a_clock(tmp_p
     clock = itertools.count(0.0, 100.0)
     monkeypatch.setattr(forecast_module.time, "perf_counter", lambda: float(next(clock)))
     dpcd.discover(sample.data, schema=schema, epsilon=1.0, algorithm="em_pc", rng=0, progress=False,
-                  out=tmp_path / "out", forecast_repetitions=3)
+                  out=tmp_path / "out", options=dpcd.ReleaseOptions(forecast_repetitions=3))
     page = (tmp_path / "out" / "report.html").read_text()
     assert "(3 random DAGs with" in page and "as many as fit" not in page  # exactly 3 runs; no time budget

@@ -278,7 +278,7 @@ def test_discover_releases_gcm_pc_on_a_mixed_table_and_auto_reads_only_the_schem
     columns["flag"] = {"type": "categorical", "categories": ["no", "yes"]}
     schema = Schema.from_json({"columns": columns})
     found = dpcd.discover(mixed, schema=schema, algorithm="gcm_pc", epsilon=2.0, rng=0, progress=False,
-                          out=tmp_path / "out", forecast_repetitions=0)
+                          out=tmp_path / "out", options=dpcd.ReleaseOptions(forecast_repetitions=0))
     assert found.algorithm == "gcm_pc" and set(found.graph.nodes) == set(mixed.columns)
     assert found.privacy["guarantee"]["epsilon"] <= 2.0 + 1e-9
     assert "codes" in found.privacy["assumed_public"]["schema"]["coding"]  # the category coded by the schema
@@ -341,7 +341,7 @@ def test_discover_passes_the_holders_dependence_statement_to_gcm_pc_and_lists_it
     sample = sample_nonlinear(random_dag(5, 0.5, 6), 8_000, 7)
     schema = sample.schema()
     runs = {d: dpcd.discover(sample.data, schema=schema, algorithm="gcm_pc", epsilon=1.0, rng=0, progress=False,
-                             dependence=d) for d in ("linear", "nonlinear")}
+                             options=dpcd.ReleaseOptions(dependence=d)) for d in ("linear", "nonlinear")}
     for dependence, found in runs.items():
         public = found.privacy["assumed_public"]["algorithm"]
         assert public["parameters"]["dependence"] == found.result.info["dependence"] == dependence
@@ -351,7 +351,7 @@ def test_discover_passes_the_holders_dependence_statement_to_gcm_pc_and_lists_it
     basis = {d: found.result.info["conditioning_degree"] for d, found in runs.items()}
     assert basis == {"linear": RICH_FEATURES[0], "nonlinear": SPARSE_FEATURES[0]}  # σ/n ≈ 0.004 here
     moment = dpcd.discover(sample.data, schema=schema, algorithm="moment_pc", epsilon=1.0, rng=0, progress=False,
-                           dependence="nonlinear")  # an algorithm that takes no statement gets none
+                           options=dpcd.ReleaseOptions(dependence="nonlinear"))  # an algorithm that takes no statement gets none
     assert "dependence" not in moment.privacy["assumed_public"]["algorithm"]["parameters"]
 
 

@@ -10,7 +10,14 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpcd.datasets import BNLEARN_NETWORKS, _bundled_model_dir, DEGREE_PROFILES, load_network, random_network_dag, sample_random_network
+from dpcd.datasets import (
+    BNLEARN_NETWORKS,
+    DEGREE_PROFILES,
+    _bundled_model_dir,
+    load_network,
+    random_network_dag,
+    sample_random_network,
+)
 from dpcd_papers import benchmark
 
 

@@ -15,7 +15,7 @@ from dpcd.cli import build_parser, main
 from dpcd.datasets import load_bnlearn
 from dpcd.forecast import MIN_EXPECTED_F1, estimated_seconds, forecast, worth_releasing
 from dpcd.registry import ALGORITHMS
-from dpcd.release import discover
+from dpcd.release import Output, ReleaseOptions, discover
 from dpcd.release.api import EPSILON_REFUSE, EPSILON_WARN, ReleaseRefused
 from dpcd.release.tables import data_quality, read_table, table_shape
 from dpcd.schema import Schema
@@ -103,8 +103,8 @@ def test_a_huge_epsilon_is_refused_in_words_unless_forced(tmp_path, epsilon, cap
 def test_every_legal_budget_gets_a_release_or_a_refusal_never_a_traceback(tmp_path, epsilon, delta):
     sample = load_bnlearn("cancer", 2_000, rng=1)
     try:
-        release = discover(sample.data, schema=sample.schema(), epsilon=epsilon, delta=delta, rng=0, force=True,
-                           out=tmp_path / "out", draw=False, progress=False)
+        release = discover(sample.data, schema=sample.schema(), epsilon=epsilon, delta=delta, rng=0, progress=False,
+                           out=Output(tmp_path / "out", draw=False), options=ReleaseOptions(force=True))
     except ValueError as refusal:  # ReleaseRefused, CalibrationRefused: a refusal in words
         assert str(refusal)
         return
@@ -133,7 +133,7 @@ def test_delta_against_one_over_n_is_refused_before_the_forecast(tmp_path, monke
     with pytest.raises(ValueError, match="delta must be below 1/n"):
         discover(data, schema=schema, epsilon=1.0, delta=0.01, out=tmp_path / "out", progress=False)
     with pytest.raises(Exception, match="at least 500"):
-        discover(data, schema=schema, epsilon=1.0, min_rows=500, progress=False)
+        discover(data, schema=schema, epsilon=1.0, progress=False, options=ReleaseOptions(min_rows=500))
 
 
 MESSY = """had_affair,age,marriage,comment

@@ -20,8 +20,8 @@ from dpcd.discovery.marginal_pc import (
     order_weights,
     worst_case,
 )
-from dpcd.privacy import PrivacyLedger
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
+from dpcd.privacy import PrivacyLedger
 from dpcd.privacy.gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu
 from dpcd.privacy.mechanisms import analytic_gaussian_delta
 from dpcd.registry import calibrate
@@ -247,7 +247,7 @@ def test_a_larger_budget_approaches_pc_where_the_strongest_neighbours_miss_the_s
 def test_discover_releases_marginal_pc_under_its_guarantee(tmp_path):
     sample = load_bnlearn("asia", 3_000, rng=0)
     found = dpcd.discover(sample.data, schema=sample.schema(), algorithm="marginal_pc", epsilon=1.0, rng=0,
-                          progress=False, out=tmp_path / "out", forecast_repetitions=1)
+                          progress=False, out=tmp_path / "out", options=dpcd.ReleaseOptions(forecast_repetitions=1))
     assert found.privacy["guarantee"]["epsilon"] == 1.0 and found.privacy["guarantee"]["accountant"] == "gdp"
     assert found.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= 1.0 + 1e-9
     assert found.privacy["assumed_public"]["algorithm"]["parameters"]["max_order"] == 2

@@ -69,5 +69,5 @@ def test_a_run_is_charged_its_plan_and_finds_a_linear_gaussian_graph():
     calibration = dpcd.registry.calibrate(MOMENT_PC, p=8, n=40_000, epsilon=1.0, delta=1e-6)
     assert calibration.guarantee["epsilon"] == 1.0 and calibration.guarantee["accountant"] == "gdp"
     release = dpcd.discover(sample.data, schema=sample.schema(), algorithm="moment_pc", epsilon=1.0, rng=0,
-                            progress=False, forecast_repetitions=0)
+                            progress=False, options=dpcd.ReleaseOptions(forecast_repetitions=0))
     assert release.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= 1.0 + 1e-9

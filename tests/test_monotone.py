@@ -38,7 +38,7 @@ def test_mean_f1_does_not_fall_as_epsilon_grows(name):
         for run in range(RUNS):
             sample = _sample(spec.data, 100 + run)
             found = dpcd.discover(sample.data, schema=sample.schema(), algorithm=name, epsilon=epsilon, rng=run,
-                                  progress=False, forecast_repetitions=0)
+                                  progress=False, options=dpcd.ReleaseOptions(forecast_repetitions=0))
             rows.append({"label": name, "dataset": spec.data, "epsilon": epsilon,
                          "skeleton_f1": skeleton_prf(found.graph, dag_to_cpdag(sample.dag))["f1"]})
     slopes = monotone_table(pd.DataFrame(rows))
@@ -71,7 +71,7 @@ def test_auto_candidates_do_not_fall_on_a_held_out_network(name):
         for run in range(RUNS // 2):
             sample = load_bnlearn("insurance", 5_000, rng=200 + run)
             found = dpcd.discover(sample.data, schema=sample.schema(), algorithm=name, epsilon=epsilon, rng=run,
-                                  progress=False, forecast_repetitions=0, force=True)
+                                  progress=False, options=dpcd.ReleaseOptions(forecast_repetitions=0, force=True))
             rows.append({"label": name, "dataset": "insurance", "epsilon": epsilon,
                          "skeleton_f1": skeleton_prf(found.graph, dag_to_cpdag(sample.dag))["f1"]})
     slopes = monotone_table(pd.DataFrame(rows))

@@ -68,6 +68,6 @@ def test_runs_are_reproducible_and_find_a_tree_like_graph():
     assert first.skeleton == again.skeleton
     assert skeleton_prf(first.cpdag, dag_to_cpdag(sample.dag))["f1"] >= 0.75
     release = dpcd.discover(sample.data, schema=sample.schema(), algorithm="mst_pc", epsilon=1.0, rng=0,
-                            progress=False, forecast_repetitions=0)
+                            progress=False, options=dpcd.ReleaseOptions(forecast_repetitions=0))
     assert release.privacy["guarantee"]["accountant"] == "zcdp"
     assert release.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= 1.0 + 1e-9

@@ -186,8 +186,8 @@ def test_the_files_carry_the_time_the_release_began_not_when_the_run_ended(tmp_p
     assert {path.stat().st_mtime for path in [*files.values(), tmp_path / "fixed"]} == {1e9}
     sample = load_bnlearn("cancer", 2_000, rng=0)
     before = time.time()
-    found = dpcd.discover(sample.data, schema=sample.schema(), epsilon=1.0, algorithm="em_pc", rng=0,
-                          progress=False, out=tmp_path / "release", forecast_repetitions=1, force=True)
+    found = dpcd.discover(sample.data, schema=sample.schema(), epsilon=1.0, algorithm="em_pc", rng=0, progress=False,
+                          out=tmp_path / "release", options=dpcd.ReleaseOptions(forecast_repetitions=1, force=True))
     after = time.time()
     times = {path.stat().st_mtime for path in [*found.files.values(), tmp_path / "release"]}
     assert len(times) == 1 and before <= times.pop() <= before + 0.5 * (after - before)

@@ -69,7 +69,7 @@ def _folder(path: str) -> str:
 
 
 def _discover(args: argparse.Namespace) -> int:
-    from .release import discover
+    from .release import Output, ReleaseOptions, discover
 
     if args.schema is None:
         print("dpcd discover: error: a public schema is required (--schema schema.json): draft one with "
@@ -81,24 +81,12 @@ def _discover(args: argparse.Namespace) -> int:
         stem = os.path.splitext(os.path.basename(args.data))[0] or "data"
         out = f"{stem}-graph"
     try:
-        found = discover(
-            args.data,
-            schema=args.schema,
-            algorithm=args.algorithm,
-            relation=args.relation,
-            epsilon=args.epsilon,
-            delta=args.delta,
-            alpha=args.alpha,
-            rng=args.seed,
-            out=out,
-            max_order=args.max_order,
-            overwrite=args.overwrite,
-            progress=None if args.progress else False,
-            forecast_repetitions=args.forecast,
-            delimiter=args.delimiter,
-            dependence=args.dependence,
-            force=args.force,
-        )
+        options = ReleaseOptions(alpha=args.alpha, max_order=args.max_order, forecast_repetitions=args.forecast,
+                                 delimiter=args.delimiter, dependence=args.dependence, force=args.force)
+        found = discover(args.data, schema=args.schema, epsilon=args.epsilon, delta=args.delta,
+                         algorithm=args.algorithm, relation=args.relation, rng=args.seed,
+                         out=Output(out, overwrite=args.overwrite), progress=None if args.progress else False,
+                         options=options)
     except RuntimeError as error:
         print(f"dpcd discover: {' '.join(str(error).split())}", file=sys.stderr)
         return EXIT_FAILURE

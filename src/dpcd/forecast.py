@@ -65,11 +65,11 @@ from .preparation import (
     choose_kind,
     default_limits,
     load_schema,
-    run_algorithm,
+    plan_release,
     view_for,
 )
 from .privacy.relation import relation as as_relation
-from .registry import ALGORITHMS, AUTO_CANDIDATES, AlgorithmUnavailable, CalibrationRefused, PrivateAlgorithm, calibrate
+from .registry import ALGORITHMS, AUTO_CANDIDATES, AlgorithmUnavailable, CalibrationRefused, PrivateAlgorithm
 from .schema import Schema, SchemaError
 from .statements import DEPENDENCE, check_dependence
 from .validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_positive, check_probability
@@ -431,9 +431,10 @@ def forecast(
                 continue
             if progress is not None:
                 progress(f"{spec.label} at epsilon={eps:g}")
-            try:
-                calibration = calibrate(spec, p=len(view), n=public_n, epsilon=eps, delta=delta, relation=target,
-                                        max_order=limits.max_order)
+            try:  # the release's own public phase, at the release's caps
+                plan = plan_release(declared, spec, epsilon=eps, delta=delta, relation=target, n=public_n,
+                                    alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests,
+                                    dependence=dependence)
             except (CalibrationRefused, ValueError) as error:
                 rows.append(_row(spec, eps, delta, auto, f"refused: {error}", limits=limits))
                 continue
@@ -449,8 +450,7 @@ def forecast(
                 truth = dag_to_cpdag(dag)
                 start = time.perf_counter()
                 try:
-                    result = run_algorithm(spec, frame, view, calibration, alpha=alpha, rng=run_rng,
-                                           max_tests=limits.max_tests, dependence=dependence)
+                    result = plan.run(frame, rng=run_rng)
                 except (ValueError, MemoryError) as error:
                     status = f"failed: {' '.join(str(error).split())}"
                     break
@@ -461,7 +461,7 @@ def forecast(
                              "cpdag_f1": cpdag_pair_prf(graph, truth)["f1"],
                              "edges": graph.to_undirected().number_of_edges(),
                              "true_edges": dag.number_of_edges(), "seconds": seconds})
-            rows.append(_row(spec, eps, calibration.guarantee["delta"], auto, status,
+            rows.append(_row(spec, eps, plan.guarantee["delta"], auto, status,
                              runs if status == "ok" else [], p=len(view), limits=limits))
     table = pd.DataFrame.from_records(rows, columns=list(FORECAST_COLUMNS))
     picks = _auto_picks(table, declared, target, registry)
@@ -688,7 +688,7 @@ def worth_releasing(row: Mapping[str, Any] | None) -> tuple[bool, str]:
 
 
 WORTH_HELP = ("More rows, a larger ε, or fewer columns (or fewer categories per column) would help; `dpcd forecast` "
-              "shows by how much, from public inputs only. `--force` (Python: force=True) releases anyway, the page "
+              "shows by how much, from public inputs only. `--force` (Python: `ReleaseOptions(force=True)`) releases anyway, the page "
               "leading with this warning.")
 """What would help when a release is refused as not worth having (:func:`worth_releasing`)."""
 

@@ -1,7 +1,21 @@
-"""What a release prepares from public inputs only: the schema, the algorithm's kind and view, and the run call.
+"""What a release prepares from public inputs only: the schema, the algorithm's kind and view, and its plan.
 
-Shared by :func:`dpcd.release.discover` and :func:`dpcd.forecast.forecast` (which runs the same calls on synthetic
-data).
+The public phase of a release is one value, a :class:`ReleasePlan` made by :func:`plan_release` from the schema,
+the algorithm, the budget, the relation, the public n and the options — the view the algorithm reads, its search
+caps, its calibrated parameters and their guarantee — before any value is read; :meth:`ReleasePlan.run` is its only
+data step. :func:`dpcd.release.discover`, :func:`dpcd.forecast.forecast` (on synthetic data), the benchmark and,
+through ``discover``, the audit's black-box case all make their runs this way.
+
+Examples
+--------
+>>> from dpcd.datasets import load_bnlearn
+>>> from dpcd.registry import ALGORITHMS
+>>> sample = load_bnlearn("cancer", 5_000, rng=0)
+>>> plan = plan_release(sample.schema(), ALGORITHMS["em_pc"], epsilon=1.0, delta=1e-6, n=5_000)
+>>> plan.guarantee["epsilon"] <= 1.0, plan.limits.max_order, sorted(plan.parameters)[:2]
+(True, 3, ['alpha', 'epsilon_total'])
+>>> plan.run(plan.view.encode(sample.data), rng=1).cpdag.number_of_nodes()
+5
 """
 
 from __future__ import annotations
@@ -9,7 +23,7 @@ from __future__ import annotations
 import inspect
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,13 +33,22 @@ import pandas as pd
 from .discovery.algorithm import AlgorithmResult
 from .discovery.pc import worst_case_tests
 from .privacy.relation import Relation
-from .registry import DEFAULT_MAX_ORDER, AlgorithmUnavailable, Calibration, PrivateAlgorithm, choose_algorithm
+from .privacy.relation import relation as as_relation
+from .registry import (
+    DEFAULT_MAX_ORDER,
+    AlgorithmUnavailable,
+    Calibration,
+    PrivateAlgorithm,
+    calibrate,
+    choose_algorithm,
+)
 from .schema import Schema, SchemaError
 from .validation import RngLike, as_rng, check_int
 
 __all__ = ["RELEASE_ALPHA", "MAX_LEVELS", "ROWS_PER_CELL", "TESTS_PER_PAIR", "FALLBACK_MAX_ORDER", "MAX_WORST_CASE_ROUNDS", "Limits",
            "default_limits",
-           "load_schema", "check_width", "choose_kind", "auto_algorithm", "view_for", "holder_settings", "run_algorithm"]
+           "load_schema", "check_width", "choose_kind", "auto_algorithm", "view_for", "holder_settings", "ReleasePlan",
+           "plan_release"]
 
 RELEASE_ALPHA = 0.05
 """The one two-sided CI-test level of a release: ``discover``, ``dpcd forecast``, ``auto``'s forecast and the
@@ -225,20 +248,86 @@ def holder_settings(spec: PrivateAlgorithm, dependence: str | None) -> dict[str,
     return {"dependence": dependence}
 
 
-def run_algorithm(spec: PrivateAlgorithm, data: pd.DataFrame, view: Schema, calibration: Calibration, *,
-                  alpha: float, rng: RngLike, max_tests: int | None = None,
-                  dependence: str | None = None) -> AlgorithmResult:
-    """Run ``spec`` on encoded ``data`` with its public domains from ``view``, the calibrated parameters and the
-    holder's public ``dependence`` statement where the run takes it (:func:`holder_settings`).
+@dataclass(frozen=True)
+class ReleasePlan:
+    """The public phase of one run, as a value: every field comes from public inputs, before any value is read.
 
-    Returns the algorithm's :class:`~dpcd.discovery.algorithm.AlgorithmResult` (its graph is ``result.cpdag``).
+    Attributes
+    ----------
+    schema : the declared public schema; ``view`` the schema as ``spec`` reads it (:func:`view_for`).
+    spec : the algorithm.
+    limits : the run's search caps and why (:func:`default_limits`).
+    calibration : its parameters for the requested total (ε, δ) under the relation, their worst case and guarantee
+        (:func:`dpcd.registry.calibrate`).
+    alpha : the two-sided level of its CI tests; ``dependence`` the holder's public statement about the data
+        (:data:`dpcd.statements.DEPENDENCE`); ``n`` the public number of rows (None where the relation protects it).
+
+    :meth:`run` is the only step that reads data; :attr:`parameters` are exactly the keywords it passes besides the
+    data, the domains and the generator, which ``privacy.json`` lists.
     """
-    kwargs = {**dict(spec.extra), **calibration.kwargs, **holder_settings(spec, dependence), spec.domain_arg: view}
-    if max_tests is not None and spec.takes_max_order:
-        kwargs["max_tests"] = max_tests
-    if spec.alpha_arg is not None:
-        kwargs[spec.alpha_arg] = alpha
-    result = spec.run(data, rng=as_rng(rng), **kwargs)
-    if not isinstance(result, AlgorithmResult):
-        raise TypeError(f"algorithm {spec.name!r} returned {type(result).__name__}, not an AlgorithmResult")
-    return result
+
+    schema: Schema
+    spec: PrivateAlgorithm
+    view: Schema
+    limits: Limits
+    calibration: Calibration
+    alpha: float
+    dependence: str
+    n: int | None
+
+    @property
+    def guarantee(self) -> dict[str, Any]:
+        """The worst case's (ε, δ) under the release's relation: what any run of this plan satisfies."""
+        return self.calibration.guarantee
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The holder's statements the run takes (:func:`holder_settings`)."""
+        return holder_settings(self.spec, self.dependence)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """Every keyword of the run but the data, the domains and the generator: the algorithm's fixed ones, the
+        calibrated ones, the holder's settings, α and the test cap — all public."""
+        spec = self.spec
+        parameters = {**dict(spec.extra), **dict(self.calibration.kwargs), **self.settings}
+        if spec.alpha_arg is not None:
+            parameters[spec.alpha_arg] = self.alpha
+        if spec.takes_max_order and self.limits.max_tests is not None:
+            parameters["max_order"] = self.limits.max_order
+            parameters["max_tests"] = self.limits.max_tests
+        return parameters
+
+    def run(self, data: pd.DataFrame, *, rng: RngLike) -> AlgorithmResult:
+        """Run the algorithm on ``data`` encoded by :attr:`view` (integer codes or bounded numbers), with this plan's
+        parameters and the public domains of the view; the only data step of a release.
+
+        Returns the algorithm's :class:`~dpcd.discovery.algorithm.AlgorithmResult` (its graph is ``result.cpdag``).
+        """
+        result = self.spec.run(data, rng=as_rng(rng), **self.parameters, **{self.spec.domain_arg: self.view})
+        if not isinstance(result, AlgorithmResult):
+            raise TypeError(f"algorithm {self.spec.name!r} returned {type(result).__name__}, not an AlgorithmResult")
+        return result
+
+
+def plan_release(schema: Schema, spec: PrivateAlgorithm, *, epsilon: float, delta: float,
+                 relation: str | Relation = "replace", n: int | None = None, alpha: float = RELEASE_ALPHA,
+                 max_order: int | None = None, max_tests: int | None = None, dependence: str = "linear",
+                 calibrator: Callable[..., Calibration] = calibrate) -> ReleasePlan:
+    """The :class:`ReleasePlan` of ``spec`` on ``schema`` at total (``epsilon``, ``delta``) under ``relation``.
+
+    Public inputs only, in this order: the view the algorithm reads (:func:`view_for`; a
+    :class:`~dpcd.schema.SchemaError` when it cannot read the schema), the search caps (:func:`default_limits`,
+    ``max_order`` and ``max_tests`` where given), the calibration on the algorithm's data-independent worst case
+    (``calibrator``, :func:`dpcd.registry.calibrate` by default; a
+    :class:`~dpcd.registry.CalibrationRefused` when no parameter meets the request). ``n`` is used only where the
+    relation makes it public. Whether an algorithm may make a release at all is the caller's check
+    (:func:`dpcd.registry.release_refusal`): the benchmark plans runs a release would refuse.
+    """
+    if not as_relation(relation).n_public:
+        n = None  # protected: never used
+    view = view_for(schema, spec)
+    limits = default_limits(view, spec, n, max_order=max_order, max_tests=max_tests)
+    calibration = calibrator(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=relation,
+                             max_order=limits.max_order)
+    return ReleasePlan(schema, spec, view, limits, calibration, alpha, dependence, n)

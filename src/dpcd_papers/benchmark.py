@@ -4,11 +4,10 @@ The papers each compare their algorithm with one or two baselines, each under
 its own accounting (per-test ε, advanced composition, a privacy "cost" read off
 after the run) and its own neighbouring relation. Here every algorithm of
 :data:`dpcd.registry.ALGORITHMS` gets the **same total budget under the same
-relation** (replace one record, n public) through exactly what ``discover``
-does: the schema's view for the algorithm (numeric columns binned for
-categorical algorithms), the default search caps from public inputs
-(:func:`dpcd.preparation.default_limits`) and
-:func:`dpcd.registry.calibrate` — total-budget algorithms receive (ε, δ)
+relation** (replace one record, n public) through the plan ``discover`` makes
+(:func:`dpcd.preparation.plan_release`): the schema's view for the algorithm
+(numeric columns binned for categorical algorithms), the default search caps
+from public inputs and :func:`dpcd.registry.calibrate` — total-budget algorithms receive (ε, δ)
 directly (halved for add/remove proofs, by group privacy), per-test and
 per-edge algorithms the largest per-round ε whose data-independent worst case
 composes to at most ε. Three more lines: ``auto`` (what ``dpcd discover`` picks by
@@ -49,7 +48,7 @@ from dpcd.datasets import (
 from dpcd.discovery import pc
 from dpcd.forecast import choose_by_forecast
 from dpcd.graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
-from dpcd.preparation import default_limits, run_algorithm, view_for
+from dpcd.preparation import plan_release, view_for
 from dpcd.privacy.relation import convert
 from dpcd.registry import ALGORITHMS, Calibration, CalibrationRefused, calibrate, worst_case_of
 from dpcd.schema import Schema, SchemaError
@@ -138,6 +137,18 @@ def applies(algorithm: str, dataset: str) -> bool:
     return spec.data == kind or (kind == "numeric" and algorithm in ("marginal_pc", "mst_pc"))
 
 
+def _calibrated_or_over_budget(spec, *, p: int, n: int, epsilon: float, delta: float, relation: str,
+                               max_order: int | None) -> Calibration:
+    """:func:`dpcd.registry.calibrate`; a total-budget algorithm that cannot meet the request runs
+    :func:`_over_budget` instead (its row then says it is not within budget)."""
+    try:
+        return calibrate(spec, p=p, n=n, epsilon=epsilon, delta=delta, relation=relation, max_order=max_order)
+    except (CalibrationRefused, ValueError) as error:
+        if spec.budget != "total":
+            raise
+        return _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=max_order, reason=str(error))
+
+
 def _over_budget(spec, *, p: int, n: int, epsilon: float, delta: float, max_order: int | None,
                  reason: str) -> Calibration:
     """A total-budget algorithm that cannot meet δ: its parameters at (ε, δ) as given, and its real worst case."""
@@ -223,27 +234,20 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     if algorithm in ("pc", "pc_binned"):
         return [_ceiling(sample, truth, alpha, binned=algorithm == "pc_binned")]
     dependence = "nonlinear" if dataset == "nonlinear" else "linear"  # the holder's statement (see _auto_pick)
+    label = "auto (discover)" if algorithm == "auto" else ALGORITHMS[algorithm].label
     try:  # a schema the algorithm cannot read (a column of more than 20 categories) is refused from public inputs
         picked, expected_skeleton, expected_f1 = _auto_pick(schema.dumps(), n, epsilon, delta, alpha, dependence) \
             if algorithm == "auto" else (algorithm, np.nan, np.nan)
         spec = ALGORITHMS[picked]
-        view = view_for(schema, spec)
+        plan = plan_release(schema, spec, epsilon=epsilon, delta=delta, relation="replace", n=n, alpha=alpha,
+                            dependence=dependence, calibrator=_calibrated_or_over_budget)
     except SchemaError as refused:
-        return [refused_row("auto (discover)" if algorithm == "auto" else ALGORITHMS[algorithm].label, np.nan,
-                            str(refused))]
-    p = len(view)
-    limits = default_limits(view, spec, n)
-    try:
-        calibration = calibrate(spec, p=p, n=n, epsilon=epsilon, delta=delta, relation="replace",
-                                max_order=limits.max_order)
-    except (CalibrationRefused, ValueError) as error:
+        return [refused_row(label, np.nan, str(refused))]
+    except ValueError as refused:  # no parameter runs at this budget at all (NOLEAKS below its subset's charge)
         if spec.budget != "total":
             raise
-        try:
-            calibration = _over_budget(spec, p=p, n=n, epsilon=epsilon, delta=delta, max_order=limits.max_order,
-                                       reason=str(error))
-        except ValueError as refused:  # no parameter runs at this budget at all (NOLEAKS below its subset's charge)
-            return [refused_row(spec.label, p, str(refused))]
+        return [refused_row(spec.label, len(schema), str(refused))]
+    view, calibration, p = plan.view, plan.calibration, len(plan.view)
     guarantee = calibration.guarantee
     row: dict[str, Any] = {"label": "auto (discover)" if algorithm == "auto" else spec.label,
                            "picked": spec.label if algorithm == "auto" else "", "p": p,
@@ -255,8 +259,7 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
     data = view.encode(sample.data) if spec.data == "categorical" and dataset_kind(dataset) == "numeric" \
         else sample.data
     try:
-        result, seconds = timed(run_algorithm, spec, data, view, calibration, alpha=alpha, rng=generator,
-                                max_tests=limits.max_tests, dependence=dependence)
+        result, seconds = timed(plan.run, data, rng=generator)
     except Exception as error:  # noqa: BLE001 - recorded, the grid goes on
         row.update({"f1": np.nan, "skeleton_f1": np.nan, "shd": np.nan, "seconds": np.nan,
                     "epsilon_spent": np.nan, "delta_spent": np.nan, "error": f"{type(error).__name__}: {error}"})
@@ -418,16 +421,12 @@ def diagnose_cell(*, dataset: str, epsilon: float, delta: float, n: int, rng: Rn
     truth = dag_to_cpdag(sample.dag)
     spec = ALGORITHMS["marginal_pc"]
     try:
-        view = view_for(schema, spec)
+        plan = plan_release(schema, spec, epsilon=epsilon, delta=delta, relation="replace", n=n, alpha=alpha)
     except SchemaError as refused:  # reported, as run_cell reports it
         return [{"p": sample.data.shape[1], "true_edges": sample.dag.number_of_edges(), "skeleton_f1": np.nan,
                  "f1": np.nan, "ceiling_skeleton_f1": np.nan, "ceiling_f1": np.nan, "kind": f"refused: {refused}",
                  "count": 0}]
-    limits = default_limits(view, spec, n)
-    calibration = calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation="replace",
-                            max_order=limits.max_order)
-    released = run_algorithm(spec, sample.data, view, calibration, alpha=alpha, rng=generator,
-                             max_tests=limits.max_tests)
+    released = plan.run(sample.data, rng=generator)
     ceiling = pc(sample.data, ci_test="g2", alpha=0.01, max_order=CEILING_MAX_ORDER)
     common = {"p": sample.data.shape[1], "true_edges": sample.dag.number_of_edges(),
               "skeleton_f1": skeleton_prf(released.cpdag, truth)["f1"], "f1": cpdag_pair_prf(released.cpdag, truth)["f1"],

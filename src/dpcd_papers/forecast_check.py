@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 

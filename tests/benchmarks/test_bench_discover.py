@@ -26,10 +26,11 @@ def _public(draft: Schema) -> Schema:
     return Schema.from_json(spec)
 
 
-def _release(csv, schema, out, **kwargs):
+def _release(csv, schema, out, rng=None, **options):
     start = time.perf_counter()
-    kwargs.setdefault("force", True)  # the time of a release, whether or not its forecast says it is worth having
-    found = dpcd.discover(csv, schema=schema, epsilon=1.0, delta=1e-6, out=out, progress=False, **kwargs)
+    options.setdefault("force", True)  # the time of a release, whether or not its forecast says it is worth having
+    found = dpcd.discover(csv, schema=schema, epsilon=1.0, delta=1e-6, out=out, rng=rng, progress=False,
+                          options=dpcd.ReleaseOptions(**options))
     return found, time.perf_counter() - start
 
 

@@ -95,7 +95,7 @@ class DiscoverRun:
         return Schema(draft.columns, bins=draft.bins)  # the draft accepted unchecked
 
     def __call__(self, data: pd.DataFrame, rng: Any) -> frozenset:
-        from ..release.api import discover
+        from ..release.api import Output, ReleaseOptions, discover
 
         generator = as_rng(rng) if self.seed is None else self.seed
         with tempfile.TemporaryDirectory(prefix="dpcd-audit-") as folder:
@@ -104,8 +104,9 @@ class DiscoverRun:
             out = Path(folder) / "release"
             discover(csv, schema=self._schema(pd.read_csv(csv, dtype=str, keep_default_na=False)),
                      epsilon=self.epsilon, delta=self.delta, relation=self.relation, algorithm=self.algorithm,
-                     alpha=self.alpha, rng=generator, out=out, draw=False, progress=False, forecast_repetitions=0,
-                     force=True)  # the audit measures the mechanism, whatever its forecast
+                     rng=generator, out=Output(out, draw=False), progress=False,
+                     options=ReleaseOptions(alpha=self.alpha, forecast_repetitions=0,
+                                            force=True))  # the audit measures the mechanism, whatever its forecast
             graph = json.loads((out / "graph.json").read_text(encoding="utf-8"))
             privacy = json.loads((out / "privacy.json").read_text(encoding="utf-8"))
         edges = [tuple(e) for e in graph["directed_edges"]]

@@ -2,7 +2,7 @@
 
 ``tables``   read a CSV as text and encode it by the public schema's rules
 ``writers``  graph.json / .graphml / .dot / drawing / privacy.json, atomically
-``api``      :func:`discover`: schema → algorithm → calibration on the plan → run → files
+``api``      :func:`discover`: request → file's structure → plan (public) → read → run → files
 The algorithms and their calibration live in :mod:`dpcd.registry`; the schema in :mod:`dpcd.schema`.
 """
 
@@ -11,15 +11,16 @@ from .api import (
            MAX_LEVELS,
            MIN_ROWS,
            DiscoveryResult,
+           Output,
+           ReleaseOptions,
            choose_kind,
            discover,
            load_schema,
            privacy_report,
-           run_algorithm,
 )
 from .tables import encode_table, read_table
 from .writers import graph_to_dot, graph_to_json, write_outputs
 
 __all__ = ["DATA_PREPARATION", "MAX_LEVELS", "MIN_ROWS", "DiscoveryResult", "choose_kind", "discover",
-           "load_schema", "privacy_report", "run_algorithm", "encode_table", "read_table", "graph_to_dot",
+           "load_schema", "privacy_report", "Output", "ReleaseOptions", "encode_table", "read_table", "graph_to_dot",
            "graph_to_json", "write_outputs"]

@@ -58,7 +58,7 @@ Examples
 ... except ReleaseRefused as refusal:
 ...     print(str(refusal)[:60])
 Not worth releasing: at ε = 1 the forecast of Marginal-PC is
->>> release = discover(table, schema=schema, epsilon=1.0, force=True)
+>>> release = discover(table, schema=schema, epsilon=1.0, options=ReleaseOptions(force=True))
 >>> release.auto_selected, release.privacy["guarantee"]["relation"], release.privacy["guarantee"]["epsilon"] <= 1.0
 (True, 'replace', True)
 >>> release.warnings[0][:20]
@@ -86,26 +86,17 @@ from ..forecast import WORTH_HELP, auto_repetitions, choose_by_forecast, forecas
 from ..preparation import (
     MAX_LEVELS,
     RELEASE_ALPHA,
-    Limits,
+    ReleasePlan,
     auto_algorithm,
     check_width,
     choose_kind,
-    default_limits,
-    holder_settings,
     load_schema,
-    run_algorithm,
+    plan_release,
     view_for,
 )
 from ..privacy.relation import Relation, convert
 from ..privacy.relation import relation as as_relation
-from ..registry import (
-    ALGORITHMS,
-    Calibration,
-    PrivateAlgorithm,
-    calibrate,
-    release_refusal,
-    resolve_algorithm,
-)
+from ..registry import ALGORITHMS, PrivateAlgorithm, release_refusal, resolve_algorithm
 from ..schema import DataPreparationError, Schema, SchemaError
 from ..statements import check_dependence
 from ..validation import (
@@ -132,8 +123,9 @@ __all__ = [
     "run_defaults",
     "choose_kind",
     "load_schema",
-    "run_algorithm",
     "privacy_report",
+    "Output",
+    "ReleaseOptions",
     "discover",
 ]
 
@@ -256,27 +248,21 @@ def run_defaults(spec: PrivateAlgorithm, exclude: Iterable[str] = ()) -> dict[st
             if p.default is not inspect.Parameter.empty and name not in skip and name not in spec.extra}
 
 
-def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view: Schema, calibration: Calibration,
-                   requested: tuple[float, float], n: int | None, alpha: float, auto: bool,
-                   noise: str = "entropy", limits: Limits | None = None, dependence: str | None = None,
-                   settings: Mapping[str, Any] | None = None, min_rows: int = MIN_ROWS,
+def privacy_report(plan: ReleasePlan, result: Any, *, requested: tuple[float, float], auto: bool,
+                   noise: str = "entropy", forecast_read: bool = False, min_rows: int = MIN_ROWS,
                    delimiter: str = ",") -> dict[str, Any]:
     """The content of ``privacy.json``: guarantee, what this run spent, and exactly what is public.
 
-    ``limits`` (the run's search caps, from public inputs) are listed among the
-    algorithm's public parameters with the reason for their values;
-    ``dependence`` (the model of the forecasts' synthetic data) is listed when a
-    forecast read it (None: no forecast was made); ``settings`` (the holder's
-    statements the run took, :func:`dpcd.preparation.holder_settings`) among
-    the algorithm's parameters.
+    Everything public comes from ``plan`` (:class:`dpcd.preparation.ReleasePlan`): the algorithm's parameters
+    (:attr:`~dpcd.preparation.ReleasePlan.parameters`, the search caps among them, with the reason for their
+    values), the view's coding and n where the relation makes it public; the holder's ``dependence`` statement is
+    listed as the forecasts' model when a forecast read it (``forecast_read``); what was spent comes from the run's
+    ledger (``result``), a function of its private outputs.
     """
+    spec, schema, view, calibration, limits = plan.spec, plan.schema, plan.view, plan.calibration, plan.limits
     target = as_relation(calibration.relation)
-    parameters = {**dict(spec.extra), **dict(calibration.kwargs), **dict(settings or {})}
-    if spec.alpha_arg is not None:
-        parameters[spec.alpha_arg] = alpha
-    if limits is not None and limits.max_tests is not None:
-        parameters["max_order"] = limits.max_order
-        parameters["max_tests"] = limits.max_tests
+    n = plan.n
+    parameters = plan.parameters
     public: dict[str, Any] = {
         "schema": {"sha256": schema.sha256, "columns": schema.describe()},
         "algorithm": {"name": spec.name, "auto_selected": auto, "parameters": parameters,
@@ -286,10 +272,9 @@ def privacy_report(spec: PrivateAlgorithm, result: Any, *, schema: Schema, view:
     for key in ("norm_clip", "conditioning_degree", "feature_weight"):  # "auto" settings: values from public inputs
         if public["algorithm"]["defaults"].get(key) == "auto" and key in info:
             public["algorithm"]["defaults"][f"{key}_value"] = info[key]
-    if dependence is not None:
-        public["algorithm"]["forecast_dependence"] = dependence
-    if limits is not None:
-        public["algorithm"]["limits"] = limits.why
+    if forecast_read:
+        public["algorithm"]["forecast_dependence"] = plan.dependence
+    public["algorithm"]["limits"] = limits.why
     if any(c.source is not None for c in view.columns):
         public["schema"]["coding"] = (f"numeric columns as {schema.bins} equal-width bins of their bounds"
                                       if spec.data == "categorical" else
@@ -411,10 +396,8 @@ FORECAST_SEED = 0
 nothing; drawing it from the release's generator would publish a function of that generator's state (the noise)."""
 
 
-def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int, epsilon: float, delta: float, target: Relation,
-              alpha: float, limits: Limits, repetitions: int,
-              registry: Mapping[str, PrivateAlgorithm], dependence: str = "linear") -> tuple[Any, str]:
-    """The forecast of the released algorithm (public inputs only, seeded with :data:`FORECAST_SEED`): the page's
+def _forecast(plan: ReleasePlan, repetitions: int, registry: Mapping[str, PrivateAlgorithm]) -> tuple[Any, str]:
+    """The forecast of the planned algorithm (public inputs only, seeded with :data:`FORECAST_SEED`): the page's
     table and the row :func:`dpcd.forecast.worth_releasing` reads.
 
     Only the released algorithm runs (``dpcd forecast`` compares them all), with
@@ -423,10 +406,12 @@ def _forecast(schema: Schema, spec: PrivateAlgorithm, n: int, epsilon: float, de
     from public sizes, not a clock, so the page is a function of public inputs
     alone (a time budget would make it depend on how loaded the machine was).
     """
-    runs = min(repetitions, auto_repetitions(spec, view_for(schema, spec), n))
-    result = forecast(schema, n=n, epsilon=[epsilon], delta=delta, algorithms=[spec.name], relation=target.name,
-                      alpha=alpha, max_order=limits.max_order, max_tests=limits.max_tests, repetitions=runs,
-                      rng=FORECAST_SEED, registry=registry, time_budget=None, dependence=dependence)
+    spec = plan.spec
+    runs = min(repetitions, auto_repetitions(spec, plan.view, plan.n))
+    result = forecast(plan.schema, n=plan.n, epsilon=[plan.calibration.epsilon], delta=plan.calibration.delta,
+                      algorithms=[spec.name], relation=plan.calibration.relation, alpha=plan.alpha,
+                      max_order=plan.limits.max_order, max_tests=plan.limits.max_tests, repetitions=runs,
+                      rng=FORECAST_SEED, registry=registry, time_budget=None, dependence=plan.dependence)
     return result.table, (result.statement + " Only the released algorithm was forecast, with the release's own "
                           "caps; `dpcd forecast` compares every algorithm.")
 
@@ -457,7 +442,7 @@ EPSILON_REFUSE = 50.0
 class ReleaseRefused(ValueError):
     """A release that its public inputs show is not worth making (a forecast no better than chance or below
     :data:`dpcd.forecast.MIN_EXPECTED_F1`, or ε above :data:`EPSILON_REFUSE`): refused before any value is read
-    and any budget spent; ``force=True`` releases anyway."""
+    and any budget spent; ``ReleaseOptions(force=True)`` releases anyway."""
 
 
 def budget_warnings(epsilon: float, *, force: bool = False) -> list[str]:
@@ -473,7 +458,7 @@ def budget_warnings(epsilon: float, *, force: bool = False) -> list[str]:
                 f"{factor}.")
         if not force:
             raise ReleaseRefused(f"{text} Choose ε of at most {EPSILON_WARN:g} (1 or less protects well), or pass "
-                                 "--force (Python: force=True) to release anyway.")
+                                 "--force (Python: ReleaseOptions(force=True)) to release anyway.")
         return [text + " Released anyway (force)."]
     if epsilon > EPSILON_WARN:
         return [f"ε = {epsilon:g} protects little: one record may change the odds of any output by a factor e^ε = "
@@ -481,21 +466,230 @@ def budget_warnings(epsilon: float, *, force: bool = False) -> list[str]:
     return []
 
 
-def _checked_view(schema: Schema, spec: PrivateAlgorithm) -> Schema:
-    """The schema as ``spec`` reads it, after refusing an algorithm that can never make a release (registry entry only)."""
+@dataclass(frozen=True)
+class Output:
+    """Where :func:`discover` writes its files: a ``folder`` (created; refused if it exists and is not empty unless
+    ``overwrite``), with graph.png/graph.svg unless ``draw`` is False. ``discover(out=PATH)`` is ``Output(PATH)``.
+
+    >>> Output("release").draw, Output("release", overwrite=True).overwrite
+    (True, True)
+    """
+
+    folder: str | os.PathLike[str]
+    overwrite: bool = False
+    draw: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.folder, (str, os.PathLike)):
+            raise TypeError(f"out must be a folder path, got {type(self.folder).__name__}")
+        for name in ("overwrite", "draw"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+
+    def check(self) -> None:
+        """Refuse a folder that exists and is not empty (unless ``overwrite``) — before anything is read."""
+        folder = Path(self.folder)
+        if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not self.overwrite)):
+            raise ValueError(f"out {os.fspath(self.folder)!r} exists and is not an empty folder; choose a new folder")
+
+
+@dataclass(frozen=True)
+class ReleaseOptions:
+    """The public settings of a release beyond its budget, algorithm and relation; each is recorded in
+    ``privacy.json`` where the run used it. The defaults are what ``dpcd discover`` uses.
+
+    Attributes
+    ----------
+    alpha : two-sided significance level of the algorithm's CI tests (an algorithm thresholding a one-sided
+        p-value, like Priv-PC, uses α/2 on it); default :data:`dpcd.preparation.RELEASE_ALPHA` for every algorithm.
+    max_order : largest conditioning-set size (bounds the test count of per-test algorithms, hence their noise).
+        None: a default from public inputs (p, n where public, the domains; :func:`dpcd.preparation.default_limits`).
+    max_tests : cap on the run's CI decisions; None: a default from p that bounds the run time whatever the noise
+        (an order starts only if it cannot exceed the cap).
+    dependence : the holder's public statement about the data (:data:`dpcd.statements.DEPENDENCE`): the model of
+        numeric synthetic data of the forecasts and where GCM-PC's ``"auto"`` feature basis switches to the sparse
+        one; ``"linear"`` (default) or ``"nonlinear"`` (then ``auto`` can pick GCM-PC).
+    forecast_repetitions : most synthetic runs of the released algorithm in the forecast that decides whether the
+        release is worth having and is shown on ``report.html`` (0: none, and no such check unless ``auto`` made
+        its own; at most :func:`dpcd.forecast.auto_repetitions`, a count from public sizes). Under add/remove,
+        where n is protected, no forecast is made.
+    min_rows : fewest rows accepted under replace-one.
+    delimiter : the CSV's field separator (a format fact, public).
+    force : release although the forecast says the graph is not worth having (no better than chance, or an
+        expected skeleton F1 below :data:`dpcd.forecast.MIN_EXPECTED_F1`) or ε is above :data:`EPSILON_REFUSE`;
+        the page then leads with the warning. Default False: such a request raises :class:`ReleaseRefused` before
+        any value is read.
+    registry : the algorithms ``algorithm`` names (default :data:`dpcd.registry.ALGORITHMS`).
+
+    >>> ReleaseOptions(max_order=2).max_order, ReleaseOptions().alpha
+    (2, 0.05)
+    >>> ReleaseOptions(min_rows=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: min_rows must be >= 2, got 1
+    """
+
+    alpha: float = RELEASE_ALPHA
+    max_order: int | None = None
+    max_tests: int | None = None
+    dependence: str = "linear"
+    forecast_repetitions: int = 3
+    min_rows: int = MIN_ROWS
+    delimiter: str = ","
+    force: bool = False
+    registry: Mapping[str, PrivateAlgorithm] | None = None
+
+    def __post_init__(self) -> None:
+        checked = {"alpha": check_probability(self.alpha, "alpha"), "dependence": check_dependence(self.dependence),
+                   "forecast_repetitions": check_int(self.forecast_repetitions, "forecast_repetitions", minimum=0),
+                   "min_rows": check_int(self.min_rows, "min_rows", minimum=2)}
+        if self.max_order is not None:
+            checked["max_order"] = check_int(self.max_order, "max_order", minimum=0)
+        if self.max_tests is not None:
+            checked["max_tests"] = check_int(self.max_tests, "max_tests", minimum=1)
+        if not isinstance(self.force, bool):
+            raise TypeError(f"force must be True or False, got {self.force!r}")
+        if not isinstance(self.delimiter, str):
+            raise TypeError(f"delimiter must be a string, got {type(self.delimiter).__name__}")
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def algorithms(self) -> Mapping[str, PrivateAlgorithm]:
+        return ALGORITHMS if self.registry is None else self.registry
+
+
+@dataclass(frozen=True)
+class _Request:
+    """A release request after its public checks: the schema, the budget, the relation, and the algorithm where it
+    is fixed before the file is opened (a name, or ``auto`` under add/remove); ``spec`` is None for ``auto`` by
+    forecast."""
+
+    schema: Schema
+    epsilon: float
+    delta: float
+    target: Relation
+    auto: bool
+    spec: PrivateAlgorithm | None
+    options: ReleaseOptions
+    warnings: tuple[str, ...]
+
+    @property
+    def by_forecast(self) -> bool:
+        """``auto`` by forecast: it needs the public n (under add/remove, the registry's fixed preference)."""
+        return self.auto and self.target.n_public
+
+    @property
+    def forecast_made(self) -> bool:
+        return self.by_forecast or (self.target.n_public and self.options.forecast_repetitions > 0)
+
+
+def _checked_spec(spec: PrivateAlgorithm) -> PrivateAlgorithm:
+    """``spec``, after refusing an algorithm that can never make a release (registry entry only)."""
     refusal = release_refusal(spec)
     if refusal is not None:
         raise ValueError(refusal)
-    return view_for(schema, spec)
+    return spec
 
 
-def _choose_by_forecast(schema: Schema, n: int, epsilon: float, delta: float, target: Relation, alpha: float,
-                        registry: Mapping[str, PrivateAlgorithm], dependence: str = "linear"
-                        ) -> tuple[PrivateAlgorithm, Any]:
-    """``algorithm="auto"`` under replace-one: :func:`dpcd.forecast.choose_by_forecast` on public inputs only."""
+def _request(data: Any, schema: Any, epsilon: float, delta: float, algorithm: str, relation: str,
+             options: ReleaseOptions) -> _Request:
+    """The checks of a request that need neither the file nor the forecast: the budget, the schema, the relation
+    and an algorithm fixed by name (refused if it can never release, or cannot read the schema)."""
+    epsilon, delta, target = check_epsilon(epsilon), check_delta(delta), as_relation(relation)
+    warnings = budget_warnings(epsilon, force=options.force)  # refuses above EPSILON_REFUSE unless force
+    declared = load_schema(schema)
+    check_width(declared)
+    if not isinstance(data, pd.DataFrame):
+        check_line_labels(declared)
+    if not target.n_public and declared.n is not None:
+        raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
+                          "or use relation='replace'")
+    auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
+    spec = None
+    if not (auto and target.n_public):
+        spec = auto_algorithm(declared, target, options.algorithms) if auto else \
+            resolve_algorithm(algorithm, options.algorithms)
+        view_for(declared, _checked_spec(spec))  # a schema it cannot read is refused now
+    return _Request(declared, epsilon, delta, target, auto, spec, options, warnings)
 
-    return choose_by_forecast(schema, n=n, epsilon=epsilon, delta=delta, relation=target.name, alpha=alpha,
-                              registry=registry, rng=FORECAST_SEED, dependence=dependence)
+
+def _public_rows(data: Any, request: _Request) -> int | None:
+    """Step 1: the file's header against the schema and, under replace-one, its row count (public) against the
+    schema's n, ``min_rows`` and δ < 1/n; n, or None where the relation protects it."""
+    header, rows = table_shape(data, delimiter=request.options.delimiter)
+    request.schema.check_header(header)
+    if not request.target.n_public:
+        return None
+    if request.schema.n is not None and rows != request.schema.n:
+        raise DataPreparationError(f"the data has {rows} rows but the schema declares n = {request.schema.n}")
+    if rows < request.options.min_rows:
+        raise DataPreparationError(f"the data has {rows} rows; at least {request.options.min_rows} are needed")
+    if request.delta >= 1.0 / rows:
+        raise ValueError(f"delta must be below 1/n = {1.0 / rows:.3g} for n = {rows} rows, got {request.delta}")
+    return rows
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Step 2's outcome, from public inputs only: the plan, the page's forecast table and note, its headline and
+    warnings."""
+
+    plan: ReleasePlan
+    forecast: pd.DataFrame | None
+    note: str
+    headline: str
+    warnings: tuple[str, ...]
+
+
+def _prepare(request: _Request, n: int | None, bar: _Progress | None) -> _Prepared:
+    """Step 2, public inputs only: the algorithm (``auto``: by forecast), its plan, its forecast and whether the
+    release is worth having (:class:`ReleaseRefused` unless ``force``)."""
+    options, spec, warnings = request.options, request.spec, list(request.warnings)
+    table, note, auto_table = None, "", None
+    if request.by_forecast:
+        _begin(bar, "algorithm auto: forecasting the candidates on synthetic data")
+        spec, auto_forecast = choose_by_forecast(
+            request.schema, n=n, epsilon=request.epsilon, delta=request.delta, relation=request.target.name,
+            alpha=options.alpha, registry=options.algorithms, rng=FORECAST_SEED, dependence=options.dependence)
+        _checked_spec(spec)
+        auto_table = table = auto_forecast.table
+        note = (auto_forecast.statement + " These are the candidates algorithm auto compared; it released the one "
+                "marked auto.")
+        _done(bar)
+    _begin(bar, f"calibrating {spec.label}")
+    # CalibrationRefused (a ValueError) reaches the caller as itself: which request the algorithm cannot meet
+    plan = plan_release(request.schema, spec, epsilon=request.epsilon, delta=request.delta, relation=request.target,
+                        n=n, alpha=options.alpha, max_order=options.max_order, max_tests=options.max_tests,
+                        dependence=options.dependence)
+    _done(bar)
+    if request.forecast_made and table is None:
+        _begin(bar, f"forecasting {spec.label} on synthetic data")
+        table, note = _forecast(plan, options.forecast_repetitions, options.algorithms)
+        _done(bar)
+    if request.by_forecast and not options.forecast_repetitions:
+        table, note = None, "No forecast table was requested (forecast_repetitions = 0)."
+    if not request.forecast_made:
+        note = _no_forecast_note(options.forecast_repetitions, n)
+    worth, headline = worth_releasing(_released_row(auto_table if request.by_forecast else table, spec))
+    if not worth:
+        if not options.force:
+            raise ReleaseRefused(f"{headline} Nothing was read beyond the header and the row count, and no budget "
+                                 f"was spent. {WORTH_HELP}")
+        warnings.insert(0, f"{headline} Released anyway (force).")
+    return _Prepared(plan, table, note, headline, tuple(warnings))
+
+
+def _read(data: Any, plan: ReleasePlan, delimiter: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Step 3: the values, encoded by the schema's rules as the plan's view reads them, and what the rules did
+    (for the holder's terminal only, never written; a count that cannot be made never stops a release)."""
+    frame = read_table(data, delimiter=delimiter)
+    try:
+        quality = tuple(data_quality(frame, plan.schema))
+    except Exception:  # noqa: BLE001
+        quality = ("the schema's rules could not be counted on these cells; `dpcd schema DATA --check SCHEMA` "
+                   "counts them on the CSV",)
+    return encode_table(frame, plan.view), quality
 
 
 def discover(
@@ -506,20 +700,10 @@ def discover(
     delta: float = 1e-6,
     algorithm: str = "auto",
     relation: str = "replace",
-    alpha: float = RELEASE_ALPHA,
     rng: RngLike | None = None,
-    out: str | os.PathLike[str] | None = None,
-    max_order: int | None = None,
-    max_tests: int | None = None,
-    overwrite: bool = False,
-    draw: bool = True,
+    out: str | os.PathLike[str] | Output | None = None,
     progress: bool | None = None,
-    registry: Mapping[str, PrivateAlgorithm] | None = None,
-    min_rows: int = MIN_ROWS,
-    forecast_repetitions: int = 3,
-    delimiter: str = ",",
-    dependence: str = "linear",
-    force: bool = False,
+    options: ReleaseOptions | None = None,
 ) -> DiscoveryResult:
     """Release a causal graph of ``data`` under a public ``schema`` and a total (ε, δ).
 
@@ -538,58 +722,33 @@ def discover(
         proven for it). The pick reads public inputs only.
     relation : ``"replace"`` (default; n public) or ``"add/remove"`` (n
         protected; only algorithms proven under it, e.g. EM-PC and LapMech).
-    alpha : two-sided significance level of the algorithm's CI tests (an algorithm thresholding a one-sided
-        p-value, like Priv-PC, uses α/2 on it); default :data:`dpcd.preparation.RELEASE_ALPHA` for every
-        algorithm, written into ``privacy.json``.
     rng : None (default): the noise comes from fresh operating-system
         entropy, as a release needs. A Generator or integer seed makes the
         run reproducible, for experiments only: whoever knows the seed can
         recompute the noise and undo the guarantee, so never publish it
         (``privacy.json`` says which of the two was used, never the seed).
-    out : folder for the outputs (:mod:`dpcd.release.writers`); None writes nothing.
-    max_order : largest conditioning-set size (bounds the test count of
-        per-test algorithms, hence their noise). None: a default from public
-        inputs (p, n where public, the domains;
-        :func:`dpcd.preparation.default_limits`), stated in
-        ``privacy.json``.
-    max_tests : cap on the run's CI decisions; None: a default from p that
-        bounds the run time whatever the noise (an order starts only if it
-        cannot exceed the cap), stated in ``privacy.json``.
-    overwrite : replace a non-empty ``out``.
-    draw : also write graph.png/graph.svg.
+    out : a folder for the outputs (:mod:`dpcd.release.writers`), or an :class:`Output` (``overwrite``, ``draw``);
+        None writes nothing.
     progress : show a progress bar (default: when stderr is a terminal).
-    registry : algorithm registry (default :data:`dpcd.registry.ALGORITHMS`).
-    min_rows : fewest rows accepted under replace-one.
-    forecast_repetitions : most synthetic runs of the released algorithm in
-        the :func:`dpcd.forecast.forecast` forecast that decides whether the release is worth having and is shown
-        on ``report.html`` at the released budget (0: none, and no such check unless ``auto`` made its own; at most
-        :func:`dpcd.forecast.auto_repetitions` of the released algorithm, a count from public sizes). It reads
-        only public inputs; under add/remove, where n is protected, no forecast is made.
-    delimiter : the CSV's field separator (a format fact, public).
-    force : release although the forecast says the graph is not worth having (no better than chance, or an
-        expected skeleton F1 below :data:`dpcd.forecast.MIN_EXPECTED_F1`) or ε is above
-        :data:`EPSILON_REFUSE`; the page then leads with the warning. Default False: such a request raises
-        :class:`ReleaseRefused` before any value is read.
-    dependence : the model of numeric synthetic data of the forecasts (``algorithm="auto"``'s and the report's)
-        and where GCM-PC's ``"auto"`` feature basis switches to the sparse one
-        (:data:`dpcd.discovery.gcm_pc.NOISE_SWITCHES`): ``"linear"`` (default) or ``"nonlinear"``
-        (:data:`dpcd.statements.DEPENDENCE`) — the holder's public statement about the data, recorded in
-        ``privacy.json``; under ``"nonlinear"`` ``auto`` can pick GCM-PC.
+    options : the release's other public settings (:class:`ReleaseOptions`: α, the search caps, the holder's
+        ``dependence`` statement, the forecast's repetitions, ``min_rows``, the CSV's delimiter, ``force``, the
+        registry); None: the defaults.
 
     Privacy
     -------
     The released files are (ε, δ)-DP under ``relation`` with exactly
     ``privacy["assumed_public"]`` public: the algorithm's theorem on its
     worst case (``privacy["guarantee"]``), converted to ``relation`` where
-    it is proven under another (group privacy). Errors before the run depend
-    on public inputs or on the file's structure only (``DATA_PREPARATION``);
-    nothing is written on error. An algorithm that cannot meet the request
-    raises :class:`dpcd.registry.CalibrationRefused` (a ``ValueError``) before
-    any value is read; a release not worth having raises :class:`ReleaseRefused`
-    there too, decided by the forecast, a function of public inputs alone. What
-    the rules did to the values (``quality``) is for the holder and is never
-    written: the released files are a function of the encoded values alone, the
-    same (for the same noise) as from a file with the rules' replacements made.
+    it is proven under another (group privacy). Everything before the run is the
+    plan (:func:`dpcd.preparation.plan_release`), made from public inputs and the
+    file's structure only (``DATA_PREPARATION``); nothing is written on error. An
+    algorithm that cannot meet the request raises
+    :class:`dpcd.registry.CalibrationRefused` (a ``ValueError``) before any value
+    is read; a release not worth having raises :class:`ReleaseRefused` there too,
+    decided by the forecast, a function of public inputs alone. What the rules
+    did to the values (``quality``) is for the holder and is never written: the
+    released files are a function of the encoded values alone, the same (for the
+    same noise) as from a file with the rules' replacements made.
 
     Examples
     --------
@@ -600,122 +759,51 @@ def discover(
     (True, ['algorithm', 'n', 'schema'])
     """
     began = time.time()  # the files' time: when the release began, not when the data-dependent run ended
-    registry = ALGORITHMS if registry is None else registry
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    alpha = check_probability(alpha, "alpha")
-    dependence = check_dependence(dependence)
-    if max_order is not None:
-        max_order = check_int(max_order, "max_order", minimum=0)
-    if max_tests is not None:
-        max_tests = check_int(max_tests, "max_tests", minimum=1)
-    min_rows = check_int(min_rows, "min_rows", minimum=2)
-    forecast_repetitions = check_int(forecast_repetitions, "forecast_repetitions", minimum=0)
-    if not isinstance(force, bool):
-        raise TypeError(f"force must be True or False, got {force!r}")
-    warnings = budget_warnings(epsilon, force=force)  # refuses above EPSILON_REFUSE unless force
-    target = as_relation(relation)
+    options = ReleaseOptions() if options is None else options
+    if not isinstance(options, ReleaseOptions):
+        raise TypeError(f"options must be a ReleaseOptions, got {type(options).__name__}")
+    output = out if isinstance(out, Output) or out is None else Output(out)
+    request = _request(data, schema, epsilon, delta, algorithm, relation, options)
     generator = np.random.default_rng() if rng is None else as_rng(rng)
-    if out is not None:
-        if not isinstance(out, (str, os.PathLike)):
-            raise TypeError(f"out must be a folder path, got {type(out).__name__}")
-        folder = Path(out)
-        if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not overwrite)):
-            raise ValueError(f"out {os.fspath(out)!r} exists and is not an empty folder; choose a new folder")
-    declared = load_schema(schema)
-    check_width(declared)
-    if not isinstance(data, pd.DataFrame):
-        check_line_labels(declared)
-    if not target.n_public and declared.n is not None:
-        raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
-                          "or use relation='replace'")
-    auto = isinstance(algorithm, str) and algorithm.strip().lower() == "auto"
-    by_forecast = auto and target.n_public  # auto needs the public n for its forecast; add/remove: fixed preference
-    forecast_made = by_forecast or (target.n_public and forecast_repetitions > 0)  # auto's, or the release's own
-    spec = view = None
-    if not by_forecast:
-        spec = auto_algorithm(declared, target, registry) if auto else resolve_algorithm(algorithm, registry)
-        view = _checked_view(declared, spec)
-
-    bar = _progress(progress, 4 + int(forecast_made) + int(out is not None))  # the steps _done counts below
+    if output is not None:
+        output.check()
+    bar = _progress(progress, 4 + int(request.forecast_made) + int(output is not None))  # the steps _done counts
     try:
-        # 1. the file's structure and public sizes: every refusal they decide comes before any forecast or value
-        _begin(bar, "checking the file's structure")
-        header, rows = table_shape(data, delimiter=delimiter)
-        declared.check_header(header)
-        n = rows if target.n_public else None
-        if target.n_public:
-            if declared.n is not None and n != declared.n:
-                raise DataPreparationError(f"the data has {n} rows but the schema declares n = {declared.n}")
-            if n < min_rows:
-                raise DataPreparationError(f"the data has {n} rows; at least {min_rows} are needed")
-            if delta >= 1.0 / n:
-                raise ValueError(f"delta must be below 1/n = {1.0 / n:.3g} for n = {n} rows, got {delta}")
+        _begin(bar, "checking the file's structure")  # 1. every refusal it decides comes before any forecast
+        n = _public_rows(data, request)
         _done(bar)
-        # 2. public inputs only: the algorithm, its calibration, the forecast and whether the release is worth having
-        forecast_table, note = None, ""
-        if by_forecast:
-            _begin(bar, "algorithm auto: forecasting the candidates on synthetic data")
-            spec, auto_forecast = _choose_by_forecast(declared, n, epsilon, delta, target, alpha, registry,
-                                                      dependence)
-            view = _checked_view(declared, spec)
-            forecast_table, note = auto_forecast.table, (
-                auto_forecast.statement + " These are the candidates algorithm auto compared; it released the one "
-                "marked auto.")
-            _done(bar)
-        _begin(bar, f"calibrating {spec.label}")
-        limits = default_limits(view, spec, n, max_order=max_order, max_tests=max_tests)
-        # CalibrationRefused (a ValueError) reaches the caller as itself: which request the algorithm cannot meet
-        calibration = calibrate(spec, p=len(view), n=n, epsilon=epsilon, delta=delta, relation=target,
-                                max_order=limits.max_order)
+        prepared = _prepare(request, n, bar)  # 2. public inputs only
+        plan = prepared.plan
+        _begin(bar, "reading and encoding the table by the schema")  # 3. the values: the charged run's only input
+        encoded, quality = _read(data, plan, options.delimiter)
         _done(bar)
-        if forecast_made and forecast_table is None:
-            _begin(bar, f"forecasting {spec.label} on synthetic data")
-            forecast_table, note = _forecast(declared, spec, n, epsilon, delta, target, alpha, limits,
-                                             forecast_repetitions, registry, dependence)
-            _done(bar)
-        if forecast_made and not forecast_repetitions and by_forecast:
-            forecast_table, note = None, "No forecast table was requested (forecast_repetitions = 0)."
-        worth, headline = worth_releasing(_released_row(auto_forecast.table if by_forecast else forecast_table, spec))
-        if not worth:
-            if not force:
-                raise ReleaseRefused(f"{headline} Nothing was read beyond the header and the row count, and no budget "
-                                     f"was spent. {WORTH_HELP}")
-            warnings.insert(0, f"{headline} Released anyway (force).")
-        # 3. the values: read, encoded by the schema's rules, and the only input of the charged run
-        _begin(bar, "reading and encoding the table by the schema")
-        frame = read_table(data, delimiter=delimiter)
-        try:  # for the holder's terminal only, never written; a count that cannot be made never stops a release
-            quality = tuple(data_quality(frame, declared))
-        except Exception:  # noqa: BLE001
-            quality = ("the schema's rules could not be counted on these cells; `dpcd schema DATA --check SCHEMA` "
-                       "counts them on the CSV",)
-        encoded = encode_table(frame, view)
+        _begin(bar, f"running {plan.spec.label}" + (f" (at most {plan.limits.max_tests} CI decisions)"
+                                                    if plan.limits.max_tests else ""))
+        result = plan.run(encoded, rng=generator)
+        privacy = privacy_report(plan, result, requested=(request.epsilon, request.delta), auto=request.auto,
+                                 noise="entropy" if rng is None else "caller", forecast_read=request.forecast_made,
+                                 min_rows=options.min_rows, delimiter=options.delimiter)
         _done(bar)
-        _begin(bar, f"running {spec.label}" + (f" (at most {limits.max_tests} CI decisions)" if limits.max_tests else ""))
-        result = run_algorithm(spec, encoded, view, calibration, alpha=alpha, rng=generator,
-                               max_tests=limits.max_tests, dependence=dependence)
-        graph, graph_type = result.cpdag, "CPDAG"
-        privacy = privacy_report(spec, result, schema=declared, view=view, calibration=calibration,
-                                 requested=(epsilon, delta), n=n, alpha=alpha, auto=auto,
-                                 noise="entropy" if rng is None else "caller", limits=limits,
-                                 dependence=dependence if forecast_made else None,
-                                 settings=holder_settings(spec, dependence), min_rows=min_rows, delimiter=delimiter)
-        _done(bar)
-        files: dict[str, Path] = {}
-        if out is not None:
-            eps, dlt = calibration.guarantee["epsilon"], calibration.guarantee["delta"]
-            title = f"{spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
-            if not forecast_made:
-                note = _no_forecast_note(forecast_repetitions, n)
-            _begin(bar, f"writing {os.fspath(out)}")
-            files = write_outputs(out, graph, jsonable(privacy), graph_type=graph_type, algorithm=spec.name,
-                                  title=title, overwrite=overwrite, draw=draw, forecast=forecast_table,
-                                  forecast_note=note, timestamp=began, headline=headline, warnings=warnings)
-            _done(bar)
+        files = _write(output, plan, result, privacy, prepared, began, bar)  # 4. the files
     finally:
         if bar is not None:
             bar.close()
-    return DiscoveryResult(spec.name, spec.label, graph, graph_type, result, privacy, declared, auto, files,
-                           headline=headline, warnings=tuple(warnings), quality=quality)
+    return DiscoveryResult(plan.spec.name, plan.spec.label, result.cpdag, "CPDAG", result, privacy, request.schema,
+                           request.auto, files, headline=prepared.headline, warnings=prepared.warnings,
+                           quality=quality)
 
+
+def _write(output: Output | None, plan: ReleasePlan, result: Any, privacy: dict[str, Any], prepared: _Prepared,
+           began: float, bar: _Progress | None) -> dict[str, Path]:
+    """Step 4: the graph, ``privacy.json`` and ``report.html`` (nothing when ``output`` is None)."""
+    if output is None:
+        return {}
+    eps, dlt = plan.guarantee["epsilon"], plan.guarantee["delta"]
+    title = f"{plan.spec.label}, ε = {eps:.3g}" + (f", δ = {dlt:.2g}" if dlt > 0 else "")
+    _begin(bar, f"writing {os.fspath(output.folder)}")
+    files = write_outputs(output.folder, result.cpdag, jsonable(privacy), graph_type="CPDAG",
+                          algorithm=plan.spec.name, title=title, overwrite=output.overwrite, draw=output.draw,
+                          forecast=prepared.forecast, forecast_note=prepared.note, timestamp=began,
+                          headline=prepared.headline, warnings=list(prepared.warnings))
+    _done(bar)
+    return files

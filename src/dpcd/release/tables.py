@@ -364,7 +364,7 @@ def data_quality(frame: pd.DataFrame, schema: Schema) -> list[str]:
             if column.type == "numeric":
                 parsed = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
                 odd = text[np.isnan(parsed) & text.map(lambda v: v is not None and str(v).strip() != "").to_numpy()]
-                what = f"that are not numbers"
+                what = "that are not numbers"
             else:
                 odd = text[(column._match(values) < 0) & text.map(lambda v: v is not None and str(v).strip() != "")
                            .to_numpy()]
