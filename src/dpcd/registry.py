@@ -303,10 +303,12 @@ def _dpcd_module(obj: Any) -> str | None:
     return name if isinstance(name, str) and (name == "dpcd" or name.startswith("dpcd.")) else None
 
 
+@functools.lru_cache(maxsize=256)
 def worst_case_code(privacy_map: Callable[..., Any]) -> str:
     """Fingerprint of the code a worst case depends on: the module defining ``privacy_map`` (wherever it lives, a
     test file included) and, transitively, every ``dpcd`` module whose names it holds, the whole privacy package
-    (the accountants), and the versions of the accountant's libraries.
+    (the accountants), and the versions of the accountant's libraries. Remembered per map within a process: every
+    calibration not yet stored would otherwise re-read and hash the same files.
 
     >>> from dpcd.discovery.priv_pc import worst_case
     >>> len(worst_case_code(worst_case)), worst_case_code(worst_case) == worst_case_code(ALGORITHMS["svt_pc"].privacy_map)

@@ -361,6 +361,12 @@ class MarginalTablesDecider(Decider):
                 largest = cells
         return list(chosen)
 
+    def _tables_for(self, tests: list[tuple[int, int, tuple[int, ...]]]) -> list[tuple[int, ...]]:
+        """The distinct variable sets (sorted) whose tables ``tests`` read: screened tests and protected edges
+        read none. Post-processing of the released graph and tables."""
+        return sorted({tuple(sorted((x, y, *S))) for x, y, S in tests
+                       if (x, y, S) not in self.screened and (x, y) not in self.protected})
+
     def order_candidates(self, order: int, adjacency: np.ndarray) -> tuple[int, ...]:
         """The always-measured candidates per order 1..``order`` for this order's tables (post-processing).
 
@@ -377,8 +383,7 @@ class MarginalTablesDecider(Decider):
         low, high = caps[-1], max(caps[-1], _per_order(self.wide, order)[-1])
         for c in range(high, low, -1):
             wider = caps[:-1] + (c,)
-            sets = {tuple(sorted((x, y, *S))) for x, y, S in self._tests(order, adjacency, wider)
-                    if (x, y) not in self.protected}
+            sets = self._tables_for(self._tests(order, adjacency, wider))
             if not sets:
                 continue
             cells = float(np.median([np.prod(self.levels[list(columns)]) for columns in sets]))
@@ -409,8 +414,7 @@ class MarginalTablesDecider(Decider):
                                         self.n, rng=self.rng, n_boot=self.n_boot) < self.screen_alpha:
                     self.screened.add(key)
         needed = [key for key in wide if key not in self.screened and key[:2] not in self.protected]
-        sets = sorted({tuple(sorted((x, y, *S))) for x, y, S in tests
-                       if (x, y, S) not in self.screened and (x, y) not in self.protected})
+        sets = self._tables_for(tests)
         always = len(sets)
         if order and self.wide:
             sets = sorted(self._affordable(order, sets, needed))
