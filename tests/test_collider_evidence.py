@@ -60,7 +60,7 @@ def test_evidence_changes_only_the_marks_never_the_skeleton_or_the_spending():
     assert runs[False].sepsets == runs[True].sepsets
     totals = {flag: run.ledger.total("tight", target_delta=1e-6).epsilon for flag, run in runs.items()}
     assert totals[False] == totals[True]
-    assert mp.DEFAULT_COLLIDER_EVIDENCE is True  # the default chosen on the development set (module docstring)
+    assert mp.DEFAULT_COLLIDER_EVIDENCE is True and mp.DEFAULT_MAX_P_COLLIDERS is True  # chosen on development data
 
 
 def test_on_a_development_network_the_evidence_rule_orients_no_worse():
@@ -71,3 +71,39 @@ def test_on_a_development_network_the_evidence_rule_orients_no_worse():
     f1 = {flag: cpdag_pair_prf(mp.marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=1,
                                               collider_evidence=flag).cpdag, truth)["f1"] for flag in (False, True)}
     assert f1[True] >= f1[False]
+
+
+@pytest.mark.parametrize("structure, is_collider", [([("x", "z"), ("z", "y")], False),   # chain
+                                                    ([("z", "x"), ("z", "y")], False),   # fork
+                                                    ([("x", "z"), ("y", "z")], True)])   # collider
+def test_the_max_p_rule_tells_a_collider_from_a_chain_or_fork_on_released_tables(structure, is_collider):
+    said = []
+    for seed in range(6):
+        sample = sample_categorical(nx.DiGraph(structure), 50_000, seed, cards=[3, 3, 3], concentration=1.0)
+        order = list(sample.data.columns)
+        x, y, z = order.index("x"), order.index("y"), order.index("z")
+        decider = _decider(sample.data.to_numpy(), sample.levels, evidence=False)
+        said.append(decider.max_p_collider(min(x, y), z, max(x, y)))
+    assert sum(said) >= 5 if is_collider else sum(said) <= 1
+
+
+def test_the_max_p_rule_reads_released_tables_only_and_compares_sets_with_and_without_the_middle():
+    sample = sample_categorical(nx.DiGraph([("x", "z"), ("y", "z")]), 50_000, 0, cards=[3, 3, 3], concentration=1.0)
+    decider = _decider(sample.data.to_numpy(), sample.levels, evidence=False)
+    order = list(sample.data.columns)
+    x, y, z = sorted((order.index("x"), order.index("y"))) + [order.index("z")]
+    del decider.codes  # the data: a rule that read them would fail here
+    said = decider.max_p_collider(x, z, y)
+    # with no three-way table released, the set holding z is the screen on pair tables; without z, the pair table
+    assert (decider._table_p((x, y, ())) > decider._given_z_p(x, z, y)) is said
+
+
+def test_max_p_colliders_change_only_the_marks_never_the_skeleton_or_the_spending():
+    sample = load_bnlearn("child", 20_000, rng=0)
+    runs = {flag: mp.marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=4, max_p_colliders=flag)
+            for flag in (False, True)}
+    assert runs[False].skeleton == runs[True].skeleton
+    assert runs[False].sepsets == runs[True].sepsets
+    assert runs[False].ledger.epsilons().tolist() == runs[True].ledger.epsilons().tolist()
+    assert runs[True].info["max_p_colliders"] is True
+    assert runs[False].cpdag.number_of_edges() > 0

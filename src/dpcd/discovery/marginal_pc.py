@@ -53,6 +53,13 @@ tests read — and makes every decision from them as post-processing:
    — the three-way table of {x, y, z} if order 1 bought it, otherwise the
    three pair tables (:func:`dpcd.ci.noisy.pairwise_screen_test`) — and is
    left unoriented otherwise; Meek's rules follow. Post-processing.
+   **Which sets separate is asked of the tables, not of the search**
+   (``max_p_colliders``): every released table holding x and y gives a set S
+   and a p-value of x ⫫ y | S; the triple is a collider only when the best of
+   the sets without z beats the best of those with z (the max-p rule of
+   Ramsey's PC-Max, on the sets the release measured), besides the evidence
+   above. The search stops at the first set that looks separating, which with
+   noisy tests is often the wrong one for orientation. Post-processing.
 
 Budget. The total (ε, δ) is turned into one Gaussian-DP level μ
 (:func:`dpcd.privacy.gdp.gdp_mu`), split over the orders 0..K (K =
@@ -65,7 +72,8 @@ Privacy
 Relation: replace one record (n public). Public: n, the domain sizes
 (``levels``), and the parameters (ε, δ, α, ``max_order``, ``candidates``,
 ``more_candidates``, ``noise_ratio``, ``budget_candidates``, ``screen_alpha``,
-``n_boot``, the order weights, ``max_tests``, ``collider_evidence``).
+``n_boot``, the order weights, ``max_tests``, ``collider_evidence``,
+``max_p_colliders``).
 
 **Theorem.** Any run of :func:`marginal_pc` with ``epsilon_total`` = ε and
 ``delta`` = δ is (ε, δ)-DP under replace-one.
@@ -100,6 +108,8 @@ References
 .. [DRS22] J. Dong, A. Roth, W. J. Su. *Gaussian Differential Privacy.* JRSS-B 84(1), 2022.
 Spirtes, Glymour & Scheines (2000), *Causation, Prediction, and Search* (PC);
 Colombo & Maathuis (2014), JMLR 15 (the order-independent PC the engine runs);
+Ramsey (2016), "Improving accuracy and scalability of the PC algorithm by maximizing P-value", arXiv:1610.00378
+(PC-Max);
 McKenna, Miklau & Sheldon (2021), "Winning the NIST contest: a scalable and
 general approach to differentially private synthetic data" (measure marginals
 once with Gaussian noise, answer queries by post-processing).
@@ -149,11 +159,11 @@ from ..validation import (
     check_probability,
 )
 from .algorithm import PrivateAlgorithm
-from .pc import Decider, PCResult, node_names_of, run_pc
+from .pc import Decider, PCResult, node_names_of, orient, run_pc
 
 __all__ = ["marginal_pc", "worst_case", "order_weights", "MarginalTablesDecider", "MARGINAL_PC", "RELATION", "PUBLIC",
            "ORDER0_SHARE", "DEFAULT_COLLIDER_EVIDENCE", "DEFAULT_MAX_ORDER", "DEFAULT_CANDIDATES", "DEFAULT_MORE_CANDIDATES", "DEFAULT_NOISE_RATIO",
-           "DEFAULT_BUDGET_CANDIDATES"]
+           "DEFAULT_BUDGET_CANDIDATES", "DEFAULT_MAX_P_COLLIDERS"]
 
 RELATION = REPLACE_ONE
 PUBLIC = ("n", "domains")
@@ -180,6 +190,14 @@ DEFAULT_NOISE_RATIO = 0.2
 n/cells, the mean count per cell of the largest table bought. Chosen, with :data:`DEFAULT_MORE_CANDIDATES`, from
 trial runs on other samples of sachs, asia, child and alarm before the benchmark run (so those four networks are
 not an independent test of it)."""
+DEFAULT_MAX_P_COLLIDERS = True
+"""Decide unshielded triples by the max-p rule on the released tables (:meth:`MarginalTablesDecider.max_p_collider`)
+rather than the search's separating set, with :data:`DEFAULT_COLLIDER_EVIDENCE`. Adopted by a rule fixed before the
+run — the highest mean CPDAG F1 over ε = 0.3, 1 and 3, unless it falls more than 0.01 below the default's at some ε
+(the skeleton is the same by construction) — on development data only (asia, sachs, child, alarm and random networks
+of seeds 9401–9404 per degree profile, n = 100 000, one release each): mean CPDAG F1 0.594 / 0.729 / 0.775 against
+0.557 / 0.681 / 0.726 with the search's separating sets; the max-p rule without the evidence clause gave
+0.499 / 0.629 / 0.704."""
 DEFAULT_BUDGET_CANDIDATES = True
 """Widen the always-measured candidates of orders ≥ 2 while the budget affords them
 (:meth:`MarginalTablesDecider.order_candidates`). Adopted by a rule fixed before the run — the highest mean skeleton
@@ -288,9 +306,11 @@ class MarginalTablesDecider(Decider):
                  candidates: tuple[int, ...],
                  screen_alpha: float, n_boot: int, rng: np.random.Generator, ledger: PrivacyLedger, delta: float,
                  protect_tree: bool = True, more_candidates: tuple[int, ...] = (), noise_ratio: float = 0.0,
-                 collider_evidence: bool = False, budget_candidates: bool = False):
+                 collider_evidence: bool = False, budget_candidates: bool = False, max_p_colliders: bool = False):
         self.codes, self.levels, self.mus = codes, levels, mus
         self.collider_evidence = collider_evidence
+        self.max_p_colliders = max_p_colliders
+        self._pair_sets: dict[tuple[int, int], list[tuple[int, ...]]] | None = None
         self.collider_p: dict[tuple[int, int, tuple[int, ...]], float] = {}
         self.noise_ratio = noise_ratio
         self.wide = tuple(max(a, b) for a, b in zip(_per_order(more_candidates, len(mus)),
@@ -477,16 +497,47 @@ class MarginalTablesDecider(Decider):
         """
         if not self.collider_evidence:
             return True
+        return self._given_z_p(x, z, y) < self.alpha
+
+    def _given_z_p(self, x: int, z: int, y: int) -> float:
+        """p-value of x ⫫ y | z from the released three-way table, or failing it from the three pair tables."""
         key = (x, y, (z,))
         if tuple(sorted((x, y, z))) in self.tables:
-            p = self._table_p(key)
-        else:
-            if key not in self.collider_p:
-                self.collider_p[key] = pairwise_screen_test(self._pair(x, y), self._pair(x, z), self._pair(y, z),
-                                                            self.noise_var[0], self.n, rng=self.rng,
-                                                            n_boot=self.n_boot)
-            p = self.collider_p[key]
-        return p < self.alpha
+            return self._table_p(key)
+        if key not in self.collider_p:
+            self.collider_p[key] = pairwise_screen_test(self._pair(x, y), self._pair(x, z), self._pair(y, z),
+                                                        self.noise_var[0], self.n, rng=self.rng, n_boot=self.n_boot)
+        return self.collider_p[key]
+
+    def max_p_collider(self, x: int, z: int, y: int) -> bool:
+        """x → z ← y when the released sets that best separate x and y leave z out (max-p rule; post-processing).
+
+        Every released table that holds x and y gives one conditioning set S
+        (its other columns) and the p-value of x ⫫ y | S; the sets without z
+        (the pair table among them) and those with z (the screen on pair tables
+        standing in for {z} when no released table holds x, y and z) each keep
+        their largest p-value. The triple is a collider when the largest without
+        z is strictly above the largest with z — the set that best explains the
+        pair's independence does not hold z (Ramsey 2016's PC-Max, on the sets
+        the release measured) — and, with ``collider_evidence``, when the largest
+        with z is also below ``alpha``. Asked of every unshielded triple,
+        whatever the search's separating set; reads released tables only.
+        """
+        if self._pair_sets is None:
+            self._pair_sets = {}
+            for columns in self.tables:
+                for a, b in combinations(columns, 2):
+                    self._pair_sets.setdefault((a, b), []).append(tuple(c for c in columns if c not in (a, b)))
+        a, b = min(x, y), max(x, y)
+        with_z, without_z = [], []
+        for S in self._pair_sets.get((a, b), ()):
+            (with_z if z in S else without_z).append(self._table_p((a, b, S)))
+        if not with_z:
+            with_z.append(self._given_z_p(x, z, y))
+        best_with = max(with_z)
+        if self.collider_evidence and best_with >= self.alpha:
+            return False
+        return max(without_z, default=0.0) > best_with
 
 
 def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alpha: float = 0.05, rng: RngLike,
@@ -495,8 +546,8 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                 screen_alpha: float = 0.01, n_boot: int = DEFAULT_BOOTSTRAP, protect_tree: bool = True,
                 more_candidates: int | Sequence[int] = DEFAULT_MORE_CANDIDATES, noise_ratio: float = DEFAULT_NOISE_RATIO,
                 collider_evidence: bool = DEFAULT_COLLIDER_EVIDENCE,
-                budget_candidates: bool = DEFAULT_BUDGET_CANDIDATES, node_names: Sequence[str] | None = None
-                ) -> PCResult:
+                budget_candidates: bool = DEFAULT_BUDGET_CANDIDATES, max_p_colliders: bool = DEFAULT_MAX_P_COLLIDERS,
+                node_names: Sequence[str] | None = None) -> PCResult:
     """Marginal-PC on integer-coded categorical ``data``: a CPDAG whose run is (``epsilon_total``, ``delta``)-DP.
 
     Parameters
@@ -532,6 +583,10 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
         its ends dependent given its middle (module docstring, step 5); default
         :data:`DEFAULT_COLLIDER_EVIDENCE`. Post-processing: the skeleton,
         the separating sets and the spending are the same either way.
+    max_p_colliders : decide every unshielded triple by the max-p rule on the
+        released tables (:meth:`MarginalTablesDecider.max_p_collider`) instead
+        of the search's separating set; default :data:`DEFAULT_MAX_P_COLLIDERS`.
+        Post-processing, like ``collider_evidence`` (which it then combines with).
     node_names : as in :func:`dpcd.discovery.pc.pc`.
 
     Privacy: (ε, δ)-DP under replace-one with n and the domains public (the
@@ -568,13 +623,22 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                                     delta=delta, protect_tree=protect_tree, more_candidates=more_candidates,
                                     noise_ratio=noise_ratio,
                                     collider_evidence=bool(collider_evidence),
-                                    budget_candidates=bool(budget_candidates))
+                                    budget_candidates=bool(budget_candidates),
+                                    max_p_colliders=bool(max_p_colliders))
     result = run_pc(names, decider, max_order=order, ledger=ledger, max_tests=max_tests)
+    if decider.max_p_colliders:  # every unshielded triple asked of the released tables, whatever its sepset
+        index = {name: i for i, name in enumerate(result.nodes)}
+        adjacency = np.zeros((len(index), len(index)), dtype=bool)
+        for edge in result.skeleton:
+            i, j = (index[v] for v in edge)
+            adjacency[i, j] = adjacency[j, i] = True
+        result = replace(result, cpdag=orient(result.nodes, adjacency, {}, decider.max_p_collider))
     return replace(result, info={"algorithm": "marginal_pc", "epsilon_total": epsilon_total, "delta": delta,
                                  "alpha": alpha, "max_order": order, "candidates": candidates,
                                  "screen_alpha": screen_alpha, "protect_tree": protect_tree,
                                  "more_candidates": more_candidates, "noise_ratio": noise_ratio,
                                  "collider_evidence": decider.collider_evidence,
+                                 "max_p_colliders": decider.max_p_colliders,
                                  "budget_candidates": decider.budget_candidates,
                                  "mu": float(np.sqrt(np.sum(mus ** 2))),
                                  "orders": decider.orders, "n_computed": len(decider.p_values)})
