@@ -173,10 +173,21 @@ def test_candidates_limit_the_conditioning_sets_and_bad_arguments_are_named():
     assert 0 < order1["tests"] <= 2 * order1["edges"] and order1["screened"] == 0  # one set per edge end
     for kwargs, match in [({"epsilon_total": 0}, "epsilon_total"), ({"candidates": 0}, "candidates"),
                           ({"screen_alpha": 1.5}, "screen_alpha"), ({"n_boot": 0}, "n_boot"),
-                          ({"noise_ratio": -0.1}, "noise_ratio"), ({"more_candidates": ()}, "more_candidates")]:
+                          ({"noise_ratio": -0.1}, "noise_ratio"), ({"more_candidates": ()}, "more_candidates"),
+                          ({"protect_alpha": 1.5}, "protect_alpha")]:
         arguments = {"levels": sample.levels, "epsilon_total": 1.0, "rng": 0, **kwargs}
         with pytest.raises(ValueError, match=match):
             marginal_pc(sample.data, **arguments)
+
+
+def test_protect_alpha_protects_only_tree_edges_with_strong_order_zero_evidence():
+    sample = load_bnlearn("child", 20_000, rng=0)
+    run = {key: marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=3, **kwargs) for key, kwargs in
+           {"none": {"protect_alpha": 0.0}, "off": {"protect_tree": False}, "all": {"protect_alpha": 1.0},
+            "default": {}}.items()}
+    assert run["none"].skeleton == run["off"].skeleton and run["none"].sepsets == run["off"].sepsets
+    assert run["all"].info["protect_alpha"] == 1.0 and run["default"].info["protect_alpha"] == 1 / 301  # development
+    assert run["none"].ledger.epsilons().tolist() == run["all"].ledger.epsilons().tolist()  # post-processing
 
 
 def test_further_tables_are_bought_only_while_the_noise_ratio_holds():
