@@ -793,6 +793,8 @@ def test_benchmark_cell_rows_and_ranking():
     rows = run_cell(dataset="cancer", algorithm="svt_pc", epsilon=1.0, delta=1e-6, n=1_000, rng=0)
     assert len(rows) == 1 and rows[0]["error"] == "" and rows[0]["within_budget"]
     assert 0.0 <= rows[0]["f1"] <= 1.0 and rows[0]["epsilon_spent"] <= rows[0]["epsilon_guarantee"] <= 1.0
+    lapmech = run_cell(dataset="cancer", algorithm="lapmech", epsilon=1.0, delta=1e-6, n=1_000, rng=0)[0]
+    assert lapmech["within_budget"] and lapmech["delta_spent"] <= 1e-6 and lapmech["epsilon_spent"] <= 1.0 + 1e-9
     over = run_cell(dataset="linear_gaussian", algorithm="noleaks", epsilon=1.0, delta=1e-6, n=2_000, rng=0)
     assert over[0]["within_budget"] is False and over[0]["delta_guarantee"] > 1e-6
     results = pd.DataFrame({

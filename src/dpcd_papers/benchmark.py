@@ -49,7 +49,7 @@ from dpcd.discovery import pc
 from dpcd.forecast import choose_by_forecast
 from dpcd.graphs import cpdag_pair_prf, dag_to_cpdag, shd, skeleton_prf
 from dpcd.preparation import plan_release, view_for
-from dpcd.privacy.relation import convert
+from dpcd.privacy.relation import convert, needed
 from dpcd.registry import ALGORITHMS, Calibration, CalibrationRefused, calibrate, worst_case_of
 from dpcd.schema import Schema, SchemaError
 from dpcd.validation import (
@@ -265,7 +265,10 @@ def run_cell(*, dataset: str, algorithm: str, epsilon: float, delta: float, n: i
                     "epsilon_spent": np.nan, "delta_spent": np.nan, "error": f"{type(error).__name__}: {error}"})
         return [row]
     estimate = result.cpdag
-    total = result.ledger.total("tight", target_delta=delta)
+    # read the ledger at the δ of its own relation whose replace-one conversion is the request's δ (an add/remove
+    # ledger read at the request's δ converts to (1 + e^ε)·δ, a point of the curve beyond the budget's δ)
+    native_delta = needed(epsilon, delta, source=result.ledger.relation, target="replace")[1]
+    total = result.ledger.total("tight", target_delta=native_delta if native_delta > 0 else delta)
     spent = convert(total.epsilon, min(total.delta, 1 - 1e-15), source=result.ledger.relation,
                     target="replace") if total.epsilon > 0 else (0.0, 0.0)
     row.update({
