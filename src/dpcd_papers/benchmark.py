@@ -64,7 +64,7 @@ from dpcd.validation import (
 from .experiments import timed
 
 __all__ = ["NETWORKS", "DEVELOPMENT", "HELD_OUT", "RANDOM_NETWORKS", "RANDOM_P", "CURATE_NETWORKS", "SYNTHETIC", "LINES", "CEILINGS", "dataset_kind", "load_dataset", "run_cell",
-           "summarise", "monotone_table", "rank_table", "applies"]
+           "summarise", "monotone_table", "monotone_claim", "rank_table", "applies"]
 
 CURATE_NETWORKS = ("cancer", "earthquake", "survey", "asia", "sachs", "child")
 """The six bnlearn networks of CURATE's experiments (Bhattacharjee & Tandon 2024)."""
@@ -327,6 +327,37 @@ def monotone_table(results: pd.DataFrame, *, metric: str = "skeleton_f1", level:
                      "low": float(fit.slope) - half, "high": float(fit.slope) + half,
                      "falls": bool(float(fit.slope) + half < 0)})
     return pd.DataFrame(rows, columns=["label", "dataset", "runs", "slope", "low", "high", "falls"])
+
+
+def monotone_claim(claim_id: str, label: str, claim: str, slopes: pd.DataFrame, *, line: str,
+                   diagnosis: str = "") -> dict[str, Any]:
+    """The claim that ``label``'s F1 does not fall as ε grows, judged on :func:`monotone_table` rows, counting only
+    the data sets whose slope interval excludes zero: it holds where the interval lies above zero and fails where it
+    lies below. A data set whose interval holds zero cannot tell — an output that ignores ε, the empty graph included,
+    has slope 0 and would pass "does not fall" — so it is left out, and with none left the row is ``uninformative``.
+
+    >>> rows = pd.DataFrame({"dataset": ["a", "b", "c"], "low": [0.1, -0.2, 0.0], "high": [0.3, 0.1, 0.0],
+    ...                      "falls": [False, False, False]})
+    >>> row = monotone_claim("x", "A", "F1 does not fall", rows, line="A")
+    >>> row["verdict"], row["note"]
+    ('reproduced', 'holds in 1 of 1 cell; 2 data sets whose slope interval holds 0 left out (b, c)')
+    >>> monotone_claim("x", "A", "F1 does not fall", rows.iloc[1:], line="A")["verdict"]
+    'uninformative'
+    """
+    from . import reporting
+
+    grows, falls = slopes["low"] > 0, slopes["high"] < 0
+    flat = slopes.loc[~grows & ~falls, "dataset"]
+    note = f"{len(flat)} data set{'' if len(flat) == 1 else 's'} whose slope interval holds 0 left out " \
+           f"({', '.join(flat)})" if len(flat) else ""
+    row = reporting.qualitative_claim("dpcd", claim_id, label, claim, holds=int(grows.sum()),
+                                      cells=int((grows | falls).sum()), share=1.0, line=line, diagnosis=diagnosis,
+                                      note=note)
+    if not (grows | falls).any() and len(slopes):
+        row["verdict"], row["note"] = "uninformative", note
+        row["diagnosis"] = ("the slope interval holds 0 on every data set: an output that ignores epsilon (the empty "
+                            "graph) passes too" + (f"; {diagnosis}" if diagnosis else ""))
+    return row
 
 
 def rank_table(summary: pd.DataFrame, *, metric: str = "f1", higher_is_better: bool = True) -> pd.DataFrame:
