@@ -378,3 +378,27 @@ def test_lapmech_tests_reject_true_independence_when_the_table_dwarfs_the_rows()
     null = pd.DataFrame([{"p": 10, "n": 1_000, "epsilon": 1.0, **wide}])
     text = paper._lapmech_null_text(null, pd.Series({"p": 10, "n": 1_000, "epsilon": 1.0}))
     assert "reject true independence" in text and f"{wide['type_I_order_0']:.0%}" in text
+
+
+def test_the_data_are_blamed_only_where_pc_misses_at_least_as_much_the_same_way(paper_values, small_runs):
+    """A private row says 'the data differ' only where non-private PC's own miss at its setting (ours − paper, same
+    metric) is at least the row's and of its sign; elsewhere PC's miss is named with its share and the line's own
+    cause follows."""
+    categorical, numerical = small_runs
+    comparison = paper.build_comparison(paper_values, categorical, numerical, None)
+    values = comparison.set_index("claim_id")
+    checked = 0
+    for _, row in comparison.iterrows():
+        parts = str(row["claim_id"]).split(":")
+        if len(parts) != 5 or parts[1] not in ("cat", "num") or parts[2] == "pc" or row["verdict"] != "not reproduced":
+            continue
+        setting = ",".join(item for item in parts[3].split(",") if not item.startswith("eps="))
+        pc = ":".join([parts[0], parts[1], "pc", setting, parts[4]])
+        if pc not in values.index or values.loc[pc, "verdict"] != "not reproduced":
+            continue
+        pc_gap = values.loc[pc, "ours"] - values.loc[pc, "paper_value"]
+        line_gap = row["ours"] - row["paper_value"]
+        blames = str(row["diagnosis"]).startswith("the data differ")
+        assert blames == (pc_gap * line_gap > 0 and abs(pc_gap) >= abs(line_gap)), (row["claim_id"], row["diagnosis"])
+        checked += 1
+    assert checked > 0
