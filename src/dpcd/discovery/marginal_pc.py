@@ -200,9 +200,9 @@ protected. Why: on development data at ε = 1 every extra edge whose true separa
 edge (a tree must reach every node, through a false edge where a node's true ones were lost). Adopted by a rule
 fixed before the run — the highest mean skeleton F1 over ε = 0.3, 1 and 3, unless the mean CPDAG F1 falls more than
 0.01 below the default's at some ε — with 300 draws (a level of 0.004) on asia, sachs, child, alarm and random
-networks of seeds 9701–9704 per degree profile (n = 100 000, one release each): skeleton F1 0.789 / 0.868 / 0.881 against 0.756 / 0.839 / 0.857, CPDAG F1
-0.611 / 0.732 / 0.766 against 0.572 / 0.701 / 0.752 with every tree edge protected; a level of 0.01 gave
-0.786 / 0.864 / 0.874."""
+networks of seeds 9701–9704 per degree profile (n = 100 000, one release each): skeleton F1 0.789 / 0.868 / 0.881
+against 0.756 / 0.839 / 0.857, CPDAG F1 0.611 / 0.732 / 0.766 against 0.572 / 0.701 / 0.752 with every tree edge
+protected; a level of 0.01 gave 0.786 / 0.864 / 0.874."""
 DEFAULT_MAX_P_COLLIDERS = True
 """Decide unshielded triples by the max-p rule on the released tables (:meth:`MarginalTablesDecider.max_p_collider`)
 rather than the search's separating set, with :data:`DEFAULT_COLLIDER_EVIDENCE`. Adopted by a rule fixed before the
