@@ -153,13 +153,7 @@ DIAGNOSTIC_REPRODUCES = re.compile(r"\bthe diagnostic\b[^.;]*\breproduces\b|the 
 """Wording that credits a diagnostic line with a reproduction: a diagnostic explains a miss, it never reproduces."""
 
 
-def _earlier_code(folder: str) -> bool:
-    return folder == "pcd"  # its committed run predates the wording rule; the strict xfail below ends with its re-run
-
-
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(
-    _earlier_code(p.parent.name), reason="committed run at earlier code", strict=True)) for p in COMPARISONS],
-    ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", COMPARISONS, ids=lambda p: p.parent.name)
 def test_no_committed_diagnosis_or_citing_paragraph_says_a_diagnostic_line_reproduces_a_claim(path):
     frame = pd.read_csv(path, dtype={"diagnosis": str})
     texts = list(frame["diagnosis"].fillna(""))
