@@ -16,6 +16,7 @@ from dpcd.discovery.marginal_pc import (
     MARGINAL_PC,
     ORDER0_SHARE,
     MarginalTablesDecider,
+    _order_mus,
     marginal_pc,
     order_weights,
     worst_case,
@@ -262,3 +263,50 @@ def test_discover_releases_marginal_pc_under_its_guarantee(tmp_path):
     assert found.privacy["guarantee"]["epsilon"] == 1.0 and found.privacy["guarantee"]["accountant"] == "gdp"
     assert found.privacy["spent_this_run"]["totals"]["tight"]["epsilon"] <= 1.0 + 1e-9
     assert found.privacy["assumed_public"]["algorithm"]["parameters"]["max_order"] == 2
+
+
+def test_fisher_combination_matches_scipy_and_keeps_a_uniform_null_uniform():
+    from scipy.stats import combine_pvalues
+
+    from dpcd.discovery.marginal_pc import fisher_combined_p
+
+    for values in [(0.5,), (0.1, 0.1), (0.003, 0.9), (1e-6, 0.2, 0.7)]:
+        assert fisher_combined_p(*values) == pytest.approx(combine_pvalues(values, method="fisher").pvalue, rel=1e-9)
+    draws = np.random.default_rng(0).uniform(size=(4_000, 2))
+    combined = np.array([fisher_combined_p(*pair) for pair in draws])
+    assert abs(np.mean(combined <= 0.05) - 0.05) < 0.012  # its level is the tests'
+
+
+def test_combining_the_screen_is_post_processing_and_decides_by_fishers_p():
+    from dpcd.discovery.marginal_pc import DEFAULT_COMBINE_SCREEN, fisher_combined_p
+
+    sample = load_bnlearn("alarm", 50_000, rng=0)
+    runs = {flag: marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, combine_screen=flag)
+            for flag in (False, True)}
+    assert runs[False].ledger.epsilons().tolist() == runs[True].ledger.epsilons().tolist()  # same spending
+    assert runs[True].info["combine_screen"] is True and DEFAULT_COMBINE_SCREEN is True  # chosen on development data
+    assert runs[False].skeleton != runs[True].skeleton  # the option acts on this draw
+    off = marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, screen_alpha=0.0)
+    assert off.info["combine_screen"] is False  # without a screen there is nothing to combine
+    sample = load_bnlearn("asia", 20_000, rng=1)
+    codes, levels = sample.data.to_numpy(), np.asarray(sample.levels)
+    deciders = {}
+    for flag in (False, True):
+        decider = MarginalTablesDecider(codes, levels, _order_mus(1.0, 1e-6, 1), alpha=0.05, candidates=(3,),
+                                        screen_alpha=0.01, n_boot=100, rng=np.random.default_rng(3),
+                                        ledger=PrivacyLedger("replace"), delta=1e-6, protect_tree=False,
+                                        combine_screen=flag)
+        full = ~np.eye(len(levels), dtype=bool)
+        decider.start_order(0, full)
+        decider.start_order(1, full)
+        deciders[flag] = decider
+    keys = [key for key in deciders[True].screen_p if key not in deciders[True].screened]
+    assert keys and deciders[True].screen_p == deciders[False].screen_p  # same releases, same screen
+    flips = 0
+    for x, y, S in keys:
+        table_p = deciders[False]._table_p((x, y, S))
+        assert deciders[False].decide(x, y, S) == (table_p > 0.05)
+        joint = fisher_combined_p(deciders[True]._table_p((x, y, S)), deciders[True].screen_p[(x, y, S)])
+        assert deciders[True].decide(x, y, S) == (joint > 0.05)
+        flips += deciders[False].decide(x, y, S) != deciders[True].decide(x, y, S)
+    assert flips > 0
