@@ -10,7 +10,7 @@ author = "the dpcd contributors"
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
 root_doc = "docs/index"
-include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "docs/papers/*.md", "data/README.md", "figures/REPORT.md",
+include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "docs/papers/*.md", "docs/algorithm/*.md", "data/README.md", "figures/REPORT.md",
                     "figures/*/*.md"]
 exclude_patterns = ["build", ".venv", "results"]
 myst_heading_anchors = 3
@@ -20,6 +20,7 @@ html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_title = "dpcd"
 html_copy_source = False
 
+import importlib  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,15 +54,135 @@ def algorithm_facts(app, docname, source):
         return
     from dpcd.registry import ALGORITHMS, release_refusal
 
+    rows = _facts_rows(ALGORITHMS.items(), release_refusal)
+    pages = "\n".join(f"algorithm/{name}" for name in ALGORITHMS)
+    source[0] += ("\n\n## Every algorithm at a glance (from the registry)\n\n" + "\n".join(rows)
+                  + "\n\nOne page per algorithm — its guarantee, theorem, parameters and measured utility:\n\n"
+                  + f"```{{toctree}}\n:maxdepth: 1\n\n{pages}\n```\n")
+
+
+def _facts_rows(specs, release_refusal) -> list[str]:
+    """Markdown rows of the registry facts (identity, relation, what is public, budget, proof) of ``specs``."""
     rows = ["| name | label | data | relation | public | budget | proof | theorem | release |", "|---" * 9 + "|"]
-    for name, spec in ALGORITHMS.items():
+    for name, spec in specs:
         refusal = release_refusal(spec)
         rows.append(f"| `{name}` | {spec.label} | {spec.data} | {spec.relation.name} | {', '.join(spec.public)} | "
                     f"{spec.budget} (`{spec.budget_arg}`) | {spec.proof} | {spec.theorem.replace('|', '/')} | "
-                    + ("yes" if refusal is None else "refused") + " |")
-    source[0] += "\n\n## Every algorithm at a glance (from the registry)\n\n" + "\n".join(rows) + "\n"
+                    + ("yes" if refusal is None else f"refused: {refusal}".replace("|", "/")) + " |")
+    return rows
+
+
+def _definition(name: str) -> str:
+    """The bullet of docs/algorithms.md that defines ``name`` (its first line names it in backticks)."""
+    lines = (ROOT / "docs" / "algorithms.md").read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("* ") and f"`{name}`" in line.split(" — ")[0]:
+            block = [line[2:]]
+            for more in lines[i + 1:]:
+                if not more.startswith("  "):
+                    break
+                block.append(more.strip())
+            import re  # its links are relative to docs/, this page is one folder down
+
+            return re.sub(r"\]\((?![a-z]+:|/|#)", "](../", " ".join(block))
+    return f"`{name}` has no definition on the algorithms page."
+
+
+def _measured(label: str) -> str:
+    """What ``label`` reached in the committed benchmark run: per data set at ε = 1, skeleton F1, CPDAG F1, SHD and
+    seconds (means over the run's repetitions), development and held-out sets apart."""
+    import pandas as pd
+
+    parts = []
+    for title, stem in (("Development set", "benchmark_summary"), ("Held-out set", "benchmark_held_out_summary")):
+        path = ROOT / "figures" / "benchmark" / f"{stem}.csv"
+        if not path.exists():
+            continue
+        table = pd.read_csv(path)
+        rows = table[(table["label"] == label) & (table["epsilon"] == 1.0)]
+        if rows.empty:
+            continue
+        lines = ["| data | skeleton F1 | CPDAG F1 | SHD | seconds | runs |", "|---" * 6 + "|"]
+        for row in rows.itertuples():
+            if pd.isna(row.skeleton_f1_mean):  # refused from public inputs (the schema), reported, not dropped
+                lines.append(f"| {row.dataset} | refused | | | | {row.runs} |")
+                continue
+            lines.append(f"| {row.dataset} | {row.skeleton_f1_mean:.2f} | {row.f1_mean:.2f} | {row.shd_mean:.0f} | "
+                         f"{row.seconds_mean:.2f} | {row.runs} |")
+        parts.append(f"**{title}** (ε = 1, means over the run's repetitions; "
+                     f"[its tables](/figures/benchmark/{stem})):\n\n"
+                     + "\n".join(lines))
+    return "\n\n".join(parts) or f"{label} is not run by the committed benchmark."
+
+
+def algorithm_page(app, docname, source):
+    """docs/algorithm/<name>.md, a title in the repository, gets on the site: the algorithm's definition (from
+    docs/algorithms.md), its registry facts and worst case, its module's docstring (the theorem and its proof), its
+    run function's parameters, and what it reached in the committed benchmark — all read at build time."""
+    if not docname.startswith("docs/algorithm/"):
+        return
+    from dpcd.registry import ALGORITHMS, release_refusal
+
+    name = docname.removeprefix("docs/algorithm/")
+    spec = ALGORITHMS[name]
+    module, function = spec.run.__module__, spec.run.__qualname__
+    title = source[0].splitlines()[0]
+    source[0] = "\n\n".join([
+        title, _definition(name), "## Guarantee (from the registry)", "\n".join(_facts_rows([(name, spec)], release_refusal)),
+        "## Measured utility and cost (the committed benchmark run)", _measured(spec.label),
+        "## Theorem and definition (the module's docstring)", _docstring_block(importlib.import_module(module)),
+        "## Parameters", _object_markdown(f"{module}.{function}", spec.run, level=3)]) + "\n"
+
+
+def _docstring_block(obj) -> str:
+    """``obj``'s docstring as it is written (numpydoc text, shown verbatim: its formulas and tables are plain
+    text, which reStructuredText would misread)."""
+    import inspect
+    import re
+
+    text = inspect.getdoc(obj) or "(no docstring)"
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`{3,}", text)), default=0) + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _object_markdown(qualified: str, obj, *, level: int) -> str:
+    """A heading with ``obj``'s call signature (functions and classes) and its docstring."""
+    import inspect
+
+    try:
+        signature = str(inspect.signature(obj)) if callable(obj) else ""
+    except (TypeError, ValueError):
+        signature = "(...)"
+    return f"{'#' * level} `{qualified}`\n\n```text\n{qualified.rsplit('.', 1)[-1]}{signature}\n```\n\n" \
+        + _docstring_block(obj)
+
+
+def api_reference(app, docname, source):
+    """docs/api.md gets every public module of :mod:`dpcd` — its docstring, then each function and class its
+    ``__all__`` exports and it defines, with the call signature and the docstring — found by walking the package at
+    build time, so a new module or function is never missing from the reference."""
+    if docname != "docs/api":
+        return
+    import inspect
+    import pkgutil
+
+    import dpcd
+
+    names = sorted(m.name for m in pkgutil.walk_packages(dpcd.__path__, "dpcd.")
+                   if not any(part.startswith("_") for part in m.name.split(".")))
+    parts = []
+    for name in ["dpcd", *names]:
+        module = importlib.import_module(name)
+        parts.append(f"\n## `{name}`\n\n{_docstring_block(module)}\n")
+        for member in getattr(module, "__all__", ()):
+            obj = getattr(module, member)
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == name:  # where it is defined
+                parts.append("\n" + _object_markdown(f"{name}.{member}", obj, level=3) + "\n")
+    source[0] += "".join(parts)
 
 
 def setup(app):
     app.connect("source-read", committed_results)
     app.connect("source-read", algorithm_facts)
+    app.connect("source-read", algorithm_page)
+    app.connect("source-read", api_reference)

@@ -31,9 +31,14 @@ def test_the_readme_has_one_line_per_algorithm():
 
     text = README.read_text(encoding="utf-8")
     section = text[text.index("\n## Algorithms\n"):text.index("\n## Notebooks\n")]
-    bullets = [line for line in section.splitlines() if line.startswith("* ")]
+    bullets = re.findall(r"^\* (.*?)(?=\n\* |\n\n)", section, flags=re.S | re.M)  # a bullet with its wrapped lines
     named = [name for line in bullets for name in re.findall(r"`([a-z_]+)`", line.split(" — ")[0])]
     assert sorted(named) == sorted(ALGORITHMS)
+    for name in ALGORITHMS:  # each name links its page, and the page is the algorithm's
+        assert f"[`{name}`](docs/algorithm/{name}.md)" in section, name
+        page = (ROOT / "docs" / "algorithm" / f"{name}.md").read_text(encoding="utf-8")
+        assert page.startswith(f"# {ALGORITHMS[name].label} (`{name}`)\n"), name
+    assert sorted(p.stem for p in (ROOT / "docs" / "algorithm").glob("*.md")) == sorted(ALGORITHMS)
 
 
 def _slug(heading: str) -> str:
@@ -107,6 +112,16 @@ def test_the_site_builds_offline_with_warnings_as_errors(site):
     facts = (site / "docs" / "algorithms.html").read_text(encoding="utf-8")
     assert all(f'<span class="pre">{name}</span></code></p></td>' in facts
                for name in ALGORITHMS), "the algorithms page's table should hold every registry algorithm"
+    for name, spec in ALGORITHMS.items():  # one page per algorithm, its parts read from the code and the results
+        text = (site / "docs" / "algorithm" / f"{name}.html").read_text(encoding="utf-8")
+        for heading in ("Guarantee (from the registry)", "Measured utility and cost", "Theorem and definition",
+                        "Parameters"):
+            assert heading in text, (name, heading)
+        assert spec.run.__module__ in text and "Parameters" in text, name
+    api = (site / "docs" / "api.html").read_text(encoding="utf-8")  # the reference, from the docstrings
+    for name in ("dpcd.discovery.marginal_pc.marginal_pc", "dpcd.schema.Schema", "dpcd.release.api.discover"):
+        assert f"<code class=\"docutils literal notranslate\"><span class=\"pre\">{name}</span></code>" in api, name
+    assert "Relation: replace one record" in api  # a module docstring, verbatim
     figures = sorted((ROOT / "figures").glob("*/*.png"))
     assert figures and all((site / "_images" / png.name).exists() for png in figures), "a committed figure is missing"
 
@@ -136,3 +151,27 @@ def test_two_pages_render_in_headless_chromium(site, page, headings):
     text = [re.sub(r"<[^>]+>", "", h).replace("#", "").strip() for h in rendered]
     for heading in headings:
         assert heading in text, (heading, text[:20])
+
+
+def test_every_public_function_and_class_has_a_docstring():
+    """What the API reference renders: every function and class a public module exports (``__all__``) says what it
+    does (the site's build, warnings as errors, checks that the docstrings render)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import dpcd
+
+    missing, modules = [], 0
+    for info in pkgutil.walk_packages(dpcd.__path__, "dpcd."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        module = importlib.import_module(info.name)
+        modules += 1
+        if not inspect.getdoc(module):
+            missing.append(info.name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and not inspect.getdoc(obj):
+                missing.append(f"{info.name}.{name}")
+    assert modules > 30 and not missing, missing

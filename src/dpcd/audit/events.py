@@ -43,6 +43,11 @@ class Event:
 
 
 def as_batch_array(batch: Any) -> np.ndarray:
+    """A batch of outputs as one array (a list or tuple of outputs stacked; an array as it is).
+
+    >>> as_batch_array([1.0, 2.0]).shape
+    (2,)
+    """
     if isinstance(batch, np.ndarray):
         return batch
     return np.asarray(list(batch) if not isinstance(batch, (list, tuple)) else batch)
