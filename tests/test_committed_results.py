@@ -36,6 +36,22 @@ def test_comparison_has_the_columns_and_a_diagnosis_on_every_miss(path):
     reporting.read_comparison(path)  # the reader's own checks
 
 
+@pytest.mark.parametrize("path", [FIGURES / "REPORT.md", *sorted(FIGURES.glob("*/citing.md")), *COMPARISONS],
+                         ids=lambda p: str(p.relative_to(FIGURES)))
+def test_no_committed_text_holds_an_unrendered_template_field(path):
+    """A sentence built by a string template that missed its f prefix prints its code ("{int(...)}")."""
+    fields = re.findall(r"\{[A-Za-z_][A-Za-z_0-9]*[\[(.][^{}]*\}", path.read_text(encoding="utf-8"))
+    assert not fields, fields[:3]
+
+
+def test_a_pc_miss_near_its_tolerance_says_so_before_naming_an_untested_cause():
+    frame = pd.read_csv(FIGURES / "em_pc" / "comparison.csv", dtype={"diagnosis": str})
+    misses = frame[(frame["line"] == "pc") & (frame["verdict"] == "not reproduced") & frame["difference"].notna()
+                   & ~frame["diagnosis"].str.contains("em_pc_implied_edges", na=False)]  # those name a computed cause
+    near = misses["difference"].abs() < 1.5 * misses["tolerance"]
+    assert len(misses) and misses["diagnosis"].str.contains("a miss near the tolerance").eq(near).all()
+
+
 def test_no_committed_diagnosis_blames_a_pc_row_that_matches_the_paper():
     from dpcd_papers import em_pc
 

@@ -402,3 +402,16 @@ def test_the_data_are_blamed_only_where_pc_misses_at_least_as_much_the_same_way(
         assert blames == (pc_gap * line_gap > 0 and abs(pc_gap) >= abs(line_gap)), (row["claim_id"], row["diagnosis"])
         checked += 1
     assert checked > 0
+
+
+def test_the_lapmech_texts_quote_the_profiles_bound_and_place_the_null_draw_in_the_settings_range(paper_values):
+    runs = pd.DataFrame({"algorithm": ["lapmech"] * 2, "tpr": [1.0, 1.0], "n": [1_000] * 2, "p": [10] * 2,
+                         "sparseness": [0.2] * 2, "epsilon": [1.0] * 2, "cells": [100_000, 200_000]})
+    row = pd.Series({"p": 10, "n": 1_000, "epsilon": 1.0, "sparseness": 0.2})
+    for cells, where in [(150_000, "one such shape"), (300_000, "a larger shape"), (50_000, "a smaller shape")]:
+        null = pd.DataFrame([{"p": 10, "n": 1_000, "epsilon": 1.0, "cells": cells, "inflation": 2.0,
+                              "type_I_order_0": 0.9, "type_I_order_1": 0.8}])
+        assert f"on independent data of {where} ({cells:,} cells" in paper._lapmech_null_text(null, row, runs)
+    comparison = pd.DataFrame({"claim_id": [], "verdict": [], "ours": [], "paper_value": []})
+    context = paper._context(paper_values, comparison, runs.assign(note=""), runs.iloc[:0], None, 123_456)
+    assert (context["feasibility"]["max_cells"] == 123_456).all()  # the profile's bound, not the module default

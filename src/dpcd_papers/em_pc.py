@@ -1033,7 +1033,8 @@ def _fmt(value: float) -> str:
 
 
 def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, numerical: pd.DataFrame,
-                     adult: dict | None, *, lapmech_null: pd.DataFrame | None = None) -> pd.DataFrame:
+                     adult: dict | None, *, lapmech_null: pd.DataFrame | None = None,
+                     max_cells: int = DEFAULT_MAX_CELLS) -> pd.DataFrame:
     """Every claim of ``paper_values`` judged by its declared line, diagnostics attached, misses diagnosed.
 
     ``categorical``/``numerical`` are the run tables of :func:`run_cell` /
@@ -1045,7 +1046,8 @@ def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, nume
     ε ≥ 1, n ≥ 1000) are judged by :func:`em_pc_beats_lapmech` and
     :func:`privpc_star_matches_pc`. Every miss gets a one-line diagnosis
     (:func:`diagnosis_of`; a LapMech miss quotes ``lapmech_null``, the rows of :func:`lapmech_null_cell` per
-    (p, n, epsilon), where given). Returns the comparison (columns
+    (p, n, epsilon), where given; ``max_cells`` is the profile's bound on LapMech's full table, which the
+    feasibility diagnosis quotes). Returns the comparison (columns
     :data:`dpcd_papers.reporting.COMPARISON_COLUMNS`).
     """
     from . import reporting
@@ -1207,13 +1209,13 @@ def build_comparison(paper_values: pd.DataFrame, categorical: pd.DataFrame, nume
         sec6b, columns=list(reporting.COMPARISON_COLUMNS)), pd.DataFrame(random_shares, columns=["claim_id", "value"]),
         "a random graph with as many edges as PrivPC*'s")
     comparison = pd.concat([comparison, quality, sec6b], ignore_index=True)
-    context = _context(paper_values, comparison, categorical, numerical, adult)
+    context = _context(paper_values, comparison, categorical, numerical, adult, max_cells)
     context["lapmech_null"] = lapmech_null
     explained = reporting.explained(comparison)
     return reporting.diagnose(comparison, lambda row: diagnosis_of(row, context, bool(explained.loc[row.name])))
 
 
-def _context(paper_values, comparison, categorical, numerical, adult) -> dict:
+def _context(paper_values, comparison, categorical, numerical, adult, max_cells: int) -> dict:
     verdict = dict(zip(comparison["claim_id"], comparison["verdict"]))
     implied = implied_edge_table(paper_values)
     spent = pd.concat([categorical, numerical], ignore_index=True)
@@ -1225,7 +1227,7 @@ def _context(paper_values, comparison, categorical, numerical, adult) -> dict:
             "ours": dict(zip(comparison["claim_id"], comparison["ours"])),
             "paper_value": dict(zip(comparison["claim_id"], comparison["paper_value"])),
             "categorical": categorical,
-            "no_stop_ratio": ratio, "search": search, "feasibility": lapmech_feasibility(categorical),
+            "no_stop_ratio": ratio, "search": search, "feasibility": lapmech_feasibility(categorical, max_cells=max_cells),
             "adult_edges": None if adult is None else adult["edges_reference"],
             "adult_max_order": None if adult is None else adult.get("max_order"),
             "adult_ratio": (None if adult is None or not (adult["runs"]["algorithm"] == "em_pc_no_stop").any()
@@ -1319,7 +1321,9 @@ def _lapmech_null_text(null: pd.DataFrame | None, paper: pd.Series, runs: pd.Dat
     if hit.empty:
         return fallback
     h = hit.iloc[0]
-    shape = (f"{sizes}; on independent data of one such shape ({h['cells']:,.0f} cells, {h['inflation']:.1f}-fold)"
+    if sizes:  # the null draw's table is this setting's size only if it lies in the setting's range
+        where = "one such" if low <= float(h["cells"]) <= high else ("a larger" if h["cells"] > high else "a smaller")
+    shape = (f"{sizes}; on independent data of {where} shape ({h['cells']:,.0f} cells, {h['inflation']:.1f}-fold)"
              if sizes else f"Lap(1/ε) on each of the ~{h['cells']:,.0f} cells of the full table inflates G² about "
                            f"{h['inflation']:.1f}-fold at every order (1 + 2K/(nε²)), so on independent data of this "
                            "shape")
@@ -1392,7 +1396,7 @@ def _pc_accounts_for(row: pd.Series, paper: pd.Series, context: dict) -> str:
     if pc_gap * line_gap > 0 and abs(pc_gap) >= abs(line_gap):
         return ""
     share = f"at most {pc_gap:+.2f}" if pc_gap * line_gap > 0 else "none"
-    return (f"but its miss (ours {pc_ours:.2f}, the paper's {pc_paper:.2f}) accounts for {share} of this line's "
+    return (f"but its miss (ours {pc_ours:.2f}, the paper's {pc_paper:g}) accounts for {share} of this line's "
             f"{line_gap:+.2f}")
 
 
@@ -1468,8 +1472,11 @@ def diagnosis_of(row: pd.Series, context: dict, explained: bool) -> str:
         if implied:
             return f"the data differ: {implied}; PC has no private part, no diagnostic line applies"
         model = "Dirichlet(1) CPTs" if kind == "categorical" else "U(0.1, 1) edge weights"
-        return (f"the data differ: our random DAGs and {model} are not the paper's graphs and models (TETRAD, not "
-                "published); PC has no private part, no diagnostic line applies")
+        gap, tolerance = abs(float(row["difference"])), float(row["tolerance"])
+        near = (f"a miss near the tolerance ({gap:.3f} against {tolerance:.3f}), which chance alone makes likely "
+                "somewhere among so many numbers; beyond chance, " if gap < 1.5 * tolerance else "")
+        return (f"{near}the data differ: our random DAGs and {model} are not the paper's graphs and models (TETRAD, "
+                "not published; not tested); PC has no private part, no diagnostic line applies")
     if pc_verdict == "not reproduced":
         accounted = _pc_accounts_for(row, paper, context)
         if accounted:  # PC's own miss is smaller or the other way: name it, then the line's own cause
