@@ -24,9 +24,9 @@ venv: $(VENV)/.installed
 venv-test: $(VENV)/.installed-test
 
 ## Regenerate every table and figure into $(OUT)/ (PROFILE=smoke|quick|full, JOBS=N, ONLY=NAME for one notebook;
-## OUT=figures refreshes the committed results).
+## OUT=figures refreshes the committed results; RECOMPUTE=1 reuses no cached or committed grid cell).
 reproduce: venv
-	$(PY) -m dpcd_papers reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT) $(if $(ONLY),--only $(ONLY))
+	$(PY) -m dpcd_papers reproduce --profile $(PROFILE) --jobs $(JOBS) --out $(OUT) $(if $(ONLY),--only $(ONLY)) $(if $(RECOMPUTE),--recompute)
 	$(PY) -m dpcd_papers report --out $(OUT)
 
 ## Run the test suite, including every notebook in the smoke profile.

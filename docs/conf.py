@@ -21,6 +21,8 @@ html_title = "dpcd"
 html_copy_source = False
 
 import importlib  # noqa: E402
+import inspect  # noqa: E402
+import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,8 +84,7 @@ def _definition(name: str) -> str:
                 if not more.startswith("  "):
                     break
                 block.append(more.strip())
-            import re  # its links are relative to docs/, this page is one folder down
-
+            # its links are relative to docs/, and this page is one folder down
             return re.sub(r"\]\((?![a-z]+:|/|#)", "](../", " ".join(block))
     return f"`{name}` has no definition on the algorithms page."
 
@@ -117,7 +118,7 @@ def _measured(label: str) -> str:
 
 def algorithm_page(app, docname, source):
     """docs/algorithm/<name>.md, a title in the repository, gets on the site: the algorithm's definition (from
-    docs/algorithms.md), its registry facts and worst case, its module's docstring (the theorem and its proof), its
+    docs/algorithms.md), its registry facts, its module's docstring (the theorem and its proof), its
     run function's parameters, and what it reached in the committed benchmark — all read at build time."""
     if not docname.startswith("docs/algorithm/"):
         return
@@ -137,9 +138,6 @@ def algorithm_page(app, docname, source):
 def _docstring_block(obj) -> str:
     """``obj``'s docstring as it is written (numpydoc text, shown verbatim: its formulas and tables are plain
     text, which reStructuredText would misread)."""
-    import inspect
-    import re
-
     text = inspect.getdoc(obj) or "(no docstring)"
     fence = "`" * max(3, max((len(run) for run in re.findall(r"`{3,}", text)), default=0) + 1)
     return f"{fence}text\n{text}\n{fence}"
@@ -147,8 +145,6 @@ def _docstring_block(obj) -> str:
 
 def _object_markdown(qualified: str, obj, *, level: int) -> str:
     """A heading with ``obj``'s call signature (functions and classes) and its docstring."""
-    import inspect
-
     try:
         signature = str(inspect.signature(obj)) if callable(obj) else ""
     except (TypeError, ValueError):
@@ -163,7 +159,6 @@ def api_reference(app, docname, source):
     build time, so a new module or function is never missing from the reference."""
     if docname != "docs/api":
         return
-    import inspect
     import pkgutil
 
     import dpcd

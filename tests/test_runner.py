@@ -315,6 +315,10 @@ def test_default_output_is_untracked_and_seeded_from_the_committed_run_of_the_sa
     assert json.loads((tmp_path / "new" / "grid" / "run.json").read_text())["time_profile"]["imported_from_archive"] == 6
     reproduce("quick", out=tmp_path / "other", notebooks_dir=notebooks, progress=False)
     assert json.loads((tmp_path / "other" / "grid" / "run.json").read_text())["time_profile"]["imported_from_archive"] == 0
+    before = grid_calls(counter)
+    reproduce("smoke", out=tmp_path / "new", notebooks_dir=notebooks, progress=False, recompute=True)
+    assert grid_calls(counter) == before + 6  # recompute: neither its own cache and archive nor the committed one
+    assert json.loads((tmp_path / "new" / "grid" / "run.json").read_text())["time_profile"]["imported_from_archive"] == 0
 
 
 class _Manager:

@@ -28,7 +28,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     from .runner import reproduce
 
     reproduce(profile=args.profile, only=args.only, jobs=args.jobs, out=args.out, notebooks_dir=args.notebooks,
-              kernel_name=args.kernel, keep_going=args.keep_going, parameters={name: parse_value(value) for name, value in args.parameter or []})
+              kernel_name=args.kernel, keep_going=args.keep_going, recompute=args.recompute, parameters={name: parse_value(value) for name, value in args.parameter or []})
     return 0
 
 
@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--kernel", default=None, metavar="NAME",
                      help="installed Jupyter kernelspec to use (default: this Python interpreter)")
     rep.add_argument("--keep-going", action="store_true", help="run the other notebooks after a failure")
+    rep.add_argument("--recompute", action="store_true",
+                     help="reuse no cached or committed grid cell: compute every cell anew")
     rep.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                      help="set a notebook parameter, papermill style (repeatable), e.g. -p seed 3; VALUE is read as a "
                           "JSON literal (17, 0.5, true, null) or else as a string")

@@ -356,6 +356,17 @@ def _committed_archive(name: str, profile: str, target: Path) -> list[Path]:
     return [folder / CELLS_ARCHIVE] if committed == profile else []
 
 
+def _archives(name: str, profile: str, target: Path, cache: Path, *, recompute: bool) -> list[Path]:
+    """The cell archives a run of notebook ``name`` reads back: ``target``'s own and the committed one of the same
+    profile; with ``recompute`` none, and ``cache``'s cells are removed first."""
+    if recompute:
+        import shutil
+
+        shutil.rmtree(cache, ignore_errors=True)
+        return []
+    return [target / CELLS_ARCHIVE, *_committed_archive(name, profile, target)]
+
+
 def _cell_label(params: Mapping[str, Any]) -> str:
     """Short text of a grid cell's parameters (long sequences elided)."""
     parts = []
@@ -482,6 +493,7 @@ def reproduce(
     keep_going: bool = False,
     progress: bool = True,
     parameters: Mapping[str, Any] | None = None,
+    recompute: bool = False,
 ) -> list[Path]:
     """Execute the notebooks with papermill and return the executed copies' paths.
 
@@ -512,6 +524,11 @@ def reproduce(
         ``{"seed": 3}``, injected after the notebook's ``parameters`` cell into
         every notebook run. ``profile``, ``n_jobs`` and ``out_dir`` are set by
         the arguments above and cannot be given here.
+    recompute
+        Reuse no grid cell: empty ``out/<name>/``'s cache and import neither its
+        archive nor the committed ``figures/<name>/cells.jsonl.gz`` (by default a
+        cell whose parameters, seed and code fingerprint match is read back, so a
+        fresh clone's full run gives the committed numbers without computing them).
 
     Raises
     ------
@@ -553,7 +570,7 @@ def reproduce(
         partial = target / f".{name}.partial.ipynb"
         cache = target / CACHE_FOLDER
         (cache / "calls.jsonl").unlink(missing_ok=True)
-        reused = _import_archive([target / CELLS_ARCHIVE, *_committed_archive(name, profile, target)], cache)
+        reused = _import_archive(_archives(name, profile, target, cache, recompute=recompute), cache)
         injected = {**extra, "profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent),
                     "cache_dir": _injected_path(cache, notebook.parent)}
         reporter = _Progress(f"[{number}/{len(notebooks)}] {name} ({profile})") if progress else None
