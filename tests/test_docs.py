@@ -117,7 +117,7 @@ def test_the_site_builds_offline_with_warnings_as_errors(site):
         for heading in ("Guarantee (from the registry)", "Measured utility and cost", "Theorem and definition",
                         "Parameters"):
             assert heading in text, (name, heading)
-        assert spec.run.__module__ in text and "Parameters" in text, name
+        assert spec.run.__module__ in text, name
     api = (site / "docs" / "api.html").read_text(encoding="utf-8")  # the reference, from the docstrings
     for name in ("dpcd.discovery.marginal_pc.marginal_pc", "dpcd.schema.Schema", "dpcd.release.api.discover"):
         assert f"<code class=\"docutils literal notranslate\"><span class=\"pre\">{name}</span></code>" in api, name

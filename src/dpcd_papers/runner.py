@@ -51,6 +51,7 @@ import functools
 import json
 import os
 import platform
+import shutil
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -356,17 +357,6 @@ def _committed_archive(name: str, profile: str, target: Path) -> list[Path]:
     return [folder / CELLS_ARCHIVE] if committed == profile else []
 
 
-def _archives(name: str, profile: str, target: Path, cache: Path, *, recompute: bool) -> list[Path]:
-    """The cell archives a run of notebook ``name`` reads back: ``target``'s own and the committed one of the same
-    profile; with ``recompute`` none, and ``cache``'s cells are removed first."""
-    if recompute:
-        import shutil
-
-        shutil.rmtree(cache, ignore_errors=True)
-        return []
-    return [target / CELLS_ARCHIVE, *_committed_archive(name, profile, target)]
-
-
 def _cell_label(params: Mapping[str, Any]) -> str:
     """Short text of a grid cell's parameters (long sequences elided)."""
     parts = []
@@ -570,7 +560,10 @@ def reproduce(
         partial = target / f".{name}.partial.ipynb"
         cache = target / CACHE_FOLDER
         (cache / "calls.jsonl").unlink(missing_ok=True)
-        reused = _import_archive(_archives(name, profile, target, cache, recompute=recompute), cache)
+        if recompute:  # no cell is read back: neither the cache of an earlier run nor an archive
+            shutil.rmtree(cache, ignore_errors=True)
+        archives = [] if recompute else [target / CELLS_ARCHIVE, *_committed_archive(name, profile, target)]
+        reused = _import_archive(archives, cache)
         injected = {**extra, "profile": profile, "n_jobs": jobs, "out_dir": _injected_path(target, notebook.parent),
                     "cache_dir": _injected_path(cache, notebook.parent)}
         reporter = _Progress(f"[{number}/{len(notebooks)}] {name} ({profile})") if progress else None
