@@ -1396,7 +1396,8 @@ def _pc_accounts_for(row: pd.Series, paper: pd.Series, context: dict) -> str:
     if pc_gap * line_gap > 0 and abs(pc_gap) >= abs(line_gap):
         return ""
     share = f"at most {pc_gap:+.2f}" if pc_gap * line_gap > 0 else "none"
-    return (f"but its miss (ours {pc_ours:.2f}, the paper's {pc_paper:g}) accounts for {share} of this line's "
+    printed = f"{pc_paper:.2f}" if round(pc_paper, 2) == pc_paper else f"{pc_paper:.3g}"  # as transcribed: 0.975
+    return (f"but its miss (ours {pc_ours:.2f}, the paper's {printed}) accounts for {share} of this line's "
             f"{line_gap:+.2f}")
 
 
