@@ -23,9 +23,12 @@ html_copy_source = False
 import importlib  # noqa: E402
 import inspect  # noqa: E402
 import re  # noqa: E402
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import apidoc  # noqa: E402
 
 
 def committed_results(app, docname, source):
@@ -131,49 +134,71 @@ def algorithm_page(app, docname, source):
     source[0] = "\n\n".join([
         title, _definition(name), "## Guarantee (from the registry)", "\n".join(_facts_rows([(name, spec)], release_refusal)),
         "## Measured utility and cost (the committed benchmark run)", _measured(spec.label),
-        "## Theorem and definition (the module's docstring)", _docstring_block(importlib.import_module(module)),
-        "## Parameters", _object_markdown(f"{module}.{function}", spec.run, level=3)]) + "\n"
+        "## Theorem and definition (the module's docstring)", _eval_rst(_rst(importlib.import_module(module))),
+        f"## Parameters\n\nThe run function {{py:func}}`{module}.{function}` (in the API reference):"
+        f"\n\n```text\n{function}{_signature(spec.run)}\n```",
+        _eval_rst(_rst(spec.run))]) + "\n"
 
 
-def _docstring_block(obj) -> str:
-    """``obj``'s docstring as it is written (numpydoc text, shown verbatim: its formulas and tables are plain
-    text, which reStructuredText would misread)."""
-    text = inspect.getdoc(obj) or "(no docstring)"
-    fence = "`" * max(3, max((len(run) for run in re.findall(r"`{3,}", text)), default=0) + 1)
-    return f"{fence}text\n{text}\n{fence}"
+def _rst(obj, indent: str = "") -> str:
+    """``obj``'s docstring rendered by :mod:`apidoc` (numpydoc sections as field lists, plain-text formulas
+    escaped), or verbatim where the rendering would not parse; each line prefixed with ``indent``."""
+    text, _ = apidoc.render(inspect.getdoc(obj) or "(no docstring)")
+    return "\n".join(indent + line if line.strip() else "" for line in text.splitlines())
 
 
-def _object_markdown(qualified: str, obj, *, level: int) -> str:
-    """A heading with ``obj``'s call signature (functions and classes) and its docstring."""
+def _eval_rst(body: str) -> str:
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`{3,}", body)), default=0) + 1)
+    return f"{fence}{{eval-rst}}\n{body}\n{fence}"
+
+
+def _signature(obj) -> str:
+    """``obj``'s call signature on one line, annotations left out (the docstring says what each argument is)."""
     try:
-        signature = str(inspect.signature(obj)) if callable(obj) else ""
+        sig = inspect.signature(obj)
     except (TypeError, ValueError):
-        signature = "(...)"
-    return f"{'#' * level} `{qualified}`\n\n```text\n{qualified.rsplit('.', 1)[-1]}{signature}\n```\n\n" \
-        + _docstring_block(obj)
+        return "(...)"
+    sig = sig.replace(parameters=[p.replace(annotation=p.empty) for p in sig.parameters.values()],
+                      return_annotation=inspect.Signature.empty)
+    return " ".join(str(sig).split())
+
+
+def _object_rst(module: str, name: str, obj) -> str:
+    """A Sphinx object description (``py:function`` or ``py:class``) of ``module.name`` with its docstring."""
+    kind = "class" if inspect.isclass(obj) else "function"
+    return f".. py:{kind}:: {name}{_signature(obj)}\n   :module: {module}\n\n{_rst(obj, '   ')}\n"
 
 
 def api_reference(app, docname, source):
     """docs/api.md gets every public module of :mod:`dpcd` — its docstring, then each function and class its
-    ``__all__`` exports and it defines, with the call signature and the docstring — found by walking the package at
-    build time, so a new module or function is never missing from the reference."""
+    ``__all__`` exports and it defines, as a Sphinx object description with its signature and its docstring — found
+    by walking the package at build time, so a new module or function is never missing from the reference."""
     if docname != "docs/api":
         return
+    parts = []
+    for name in public_modules():
+        module = importlib.import_module(name)
+        body = [f".. py:module:: {name}\n", _rst(module), ""]
+        body += [_object_rst(name, member, obj) for member, obj in exported(module)]
+        parts.append(f"\n## `{name}`\n\n{_eval_rst(chr(10).join(body))}\n")
+    source[0] += "".join(parts)
+
+
+def public_modules() -> list[str]:
+    """Every public module of :mod:`dpcd` (no part of its name starting with ``_``), the package first."""
     import pkgutil
 
     import dpcd
 
-    names = sorted(m.name for m in pkgutil.walk_packages(dpcd.__path__, "dpcd.")
-                   if not any(part.startswith("_") for part in m.name.split(".")))
-    parts = []
-    for name in ["dpcd", *names]:
-        module = importlib.import_module(name)
-        parts.append(f"\n## `{name}`\n\n{_docstring_block(module)}\n")
-        for member in getattr(module, "__all__", ()):
-            obj = getattr(module, member)
-            if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == name:  # where it is defined
-                parts.append("\n" + _object_markdown(f"{name}.{member}", obj, level=3) + "\n")
-    source[0] += "".join(parts)
+    return ["dpcd", *sorted(m.name for m in pkgutil.walk_packages(dpcd.__path__, "dpcd.")
+                            if not any(part.startswith("_") for part in m.name.split(".")))]
+
+
+def exported(module) -> list[tuple[str, object]]:
+    """The functions and classes ``module.__all__`` exports that ``module`` defines (where they are documented)."""
+    return [(member, obj) for member in getattr(module, "__all__", ())
+            if (inspect.isfunction(obj := getattr(module, member)) or inspect.isclass(obj))
+            and obj.__module__ == module.__name__]
 
 
 def setup(app):
