@@ -10,7 +10,7 @@ author = "the dpcd contributors"
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
 root_doc = "docs/index"
-include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "docs/papers/*.md", "docs/algorithm/*.md", "data/README.md", "figures/REPORT.md",
+include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "docs/papers/*.md", "docs/algorithm/*.md", "docs/notebooks/*.md", "data/README.md", "figures/REPORT.md",
                     "figures/*/*.md"]
 exclude_patterns = ["build", ".venv", "results"]
 myst_heading_anchors = 3
@@ -43,6 +43,9 @@ def committed_results(app, docname, source):
     parts = [source[0]]
     for folder in sorted(p for p in (ROOT / "figures").iterdir() if p.is_dir() and not p.name.startswith(".")):
         parts.append(f"\n## {folder.name}\n")
+        if (ROOT / "docs" / "notebooks" / f"{folder.name}.md").exists():
+            parts.append(f"\nThe notebook with these outputs in place:\n\n```{{toctree}}\n:maxdepth: 1\n\n"
+                         f"/docs/notebooks/{folder.name}\n```\n")
         for png in sorted(folder.glob("*.png")):
             parts.append(f"\n```{{figure}} /figures/{folder.name}/{png.name}\n:width: 100%\n\n`{png.stem}`\n```\n")
         tables = sorted(folder.glob("*.md"))
@@ -201,8 +204,78 @@ def exported(module) -> list[tuple[str, object]]:
             and obj.__module__ == module.__name__]
 
 
+_WRITES = re.compile(r"(?:savefig|write_table)\([^\n]*?\bout,\s*\"([^\"]+)\"")
+INLINE_TABLE_LINES = 40  # a committed table of at most this many lines is shown in place; a longer one is linked
+
+
+def notebook_page(app, docname, source):
+    """docs/notebooks/<name>.md, a title in the repository, gets on the site the notebook ``notebooks/<name>.ipynb``
+    (stored without outputs) with its committed full run's outputs in place: each markdown cell, each code cell, and
+    after a cell the figures (``figures/<name>/<stem>.png``) and tables it writes (``savefig(…, out, "stem")``,
+    ``write_table(…, out, "stem")``); what no cell names (a figure written in a loop) follows at the end. Nothing is
+    executed: the outputs are the committed files, so a page never shows a run the repository does not hold."""
+    if not docname.startswith("docs/notebooks/"):
+        return
+    import json
+
+    name = docname.removeprefix("docs/notebooks/")
+    cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    folder = ROOT / "figures" / name
+    run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
+    note = (f"*This page is `notebooks/{name}.ipynb` with the outputs of its committed run "
+            f"({run.get('profile', '?')} profile, {run.get('date', '?')}, `figures/{name}/`) placed after the cells "
+            "that write them: nothing is executed to build it. Run it yourself with "
+            f"`make reproduce ONLY={name}`.*")
+    parts, placed = [], set()
+    for number, cell in enumerate(cells):
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            if number == 0 and text.startswith("# "):
+                title, _, rest = text.partition("\n")
+                parts += [title, note, rest]
+            else:
+                parts.append(text)
+            continue
+        parts.append(_fenced(text, "python"))
+        for stem in dict.fromkeys(_WRITES.findall(text)):
+            parts += _outputs(folder, name, [stem], placed)
+    rest = sorted({f.stem for f in folder.glob("*.png")} | {f.stem for f in folder.glob("*.md")} - {"citing"})
+    rest = [stem for stem in rest if stem not in placed]
+    if rest:
+        parts.append("## Also committed by this run")
+        parts += _outputs(folder, name, rest, placed)
+    if not (cells and "".join(cells[0]["source"]).startswith("# ")):
+        parts.insert(0, source[0].splitlines()[0] + "\n\n" + note)
+    source[0] = "\n\n".join(parts) + "\n"
+
+
+def _fenced(text: str, language: str) -> str:
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`{3,}", text)), default=0) + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def _outputs(folder: Path, name: str, stems: list[str], placed: set[str]) -> list[str]:
+    """The committed figure and table of each stem (those not shown yet), as MyST blocks."""
+    out = []
+    for stem in stems:
+        if stem in placed:
+            continue
+        if (folder / f"{stem}.png").exists():
+            out.append(f"```{{figure}} /figures/{name}/{stem}.png\n:width: 100%\n\n`{stem}.png` (committed)\n```")
+            placed.add(stem)
+        table = folder / f"{stem}.md"
+        if table.exists():
+            lines = table.read_text(encoding="utf-8").count("\n")
+            link = f"{{doc}}`{stem} </figures/{name}/{stem}>`"
+            out.append(f"Committed table {link}:\n\n```{{include}} /figures/{name}/{stem}.md\n```"
+                       if lines <= INLINE_TABLE_LINES else f"Committed table {link} ({lines} lines, on its own page).")
+            placed.add(stem)
+    return out
+
+
 def setup(app):
     app.connect("source-read", committed_results)
     app.connect("source-read", algorithm_facts)
     app.connect("source-read", algorithm_page)
     app.connect("source-read", api_reference)
+    app.connect("source-read", notebook_page)

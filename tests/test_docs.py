@@ -124,6 +124,14 @@ def test_the_site_builds_offline_with_warnings_as_errors(site):
     assert 'id="module-dpcd.release.api"' in api
     assert "Relation: replace one record" in api  # a module docstring
     assert api.count('class="field-list') >= 10, "the numpydoc Parameters sections should render as field lists"
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert sorted(p.stem for p in (ROOT / "docs" / "notebooks").glob("*.md")) == notebooks
+    for name in notebooks:  # each notebook as a page, its committed outputs after the cells that write them
+        assert f'href="../docs/notebooks/{name}.html"' in results or f'href="notebooks/{name}.html"' in results, name
+        text = (site / "docs" / "notebooks" / f"{name}.html").read_text(encoding="utf-8")
+        assert "nothing is executed to build it" in text and 'class="highlight-python' in text, name
+        for png in sorted((ROOT / "figures" / name).glob("*.png")):
+            assert f'<span class="pre">{png.stem}.png</span></code> (committed)' in text, (name, png.name)
     figures = sorted((ROOT / "figures").glob("*/*.png"))
     assert figures and all((site / "_images" / png.name).exists() for png in figures), "a committed figure is missing"
 
@@ -137,8 +145,11 @@ def _chromium() -> str | None:
 @pytest.mark.parametrize(("page", "headings"), [
     ("docs/index.html", ["dpcd — differentially private causal discovery"]),
     ("docs/results.html", ["Committed results", "benchmark", "privacy_audit"]),
+    ("docs/notebooks/priv_pc.html", ["Priv-PC and SVT-PC (Wang, Pang & Song, NeurIPS 2020)",
+                                     "Fig. 1: F1 against accumulated privacy cost", "If you cite the paper"]),
 ])
-def test_two_pages_render_in_headless_chromium(site, page, headings):
+def test_three_pages_render_in_headless_chromium(site, page, headings):
+    import html
     import subprocess
 
     browser = _chromium()
@@ -150,7 +161,7 @@ def test_two_pages_render_in_headless_chromium(site, page, headings):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     rendered = re.findall(r"<h[12][^>]*>(.*?)</h[12]>", done.stdout, flags=re.S)
-    text = [re.sub(r"<[^>]+>", "", h).replace("#", "").strip() for h in rendered]
+    text = [html.unescape(re.sub(r"<[^>]+>", "", h)).replace("#", "").strip() for h in rendered]
     for heading in headings:
         assert heading in text, (heading, text[:20])
 
