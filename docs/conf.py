@@ -151,8 +151,7 @@ def _rst(obj, indent: str = "") -> str:
 
 
 def _eval_rst(body: str) -> str:
-    fence = "`" * max(3, max((len(run) for run in re.findall(r"`{3,}", body)), default=0) + 1)
-    return f"{fence}{{eval-rst}}\n{body}\n{fence}"
+    return _fenced(body, "{eval-rst}")
 
 
 def _signature(obj) -> str:
