@@ -3,6 +3,12 @@
 The source folder is the repository itself (`sphinx-build -c docs . build/docs`), so the pages in docs/, the README,
 ARCHITECTURE.md and the committed results the pages link to (figures/REPORT.md, each notebook's tables) are all
 documents of the site and every link between them resolves; nothing is executed at build time.
+
+Why Sphinx with MyST Markdown rather than Jupyter Book 2: Jupyter Book 2 is a MyST (Node) toolchain beside the
+Python one the library is tested with, while Sphinx imports the package, so the API reference and the algorithm
+pages are built from the code itself (:mod:`apidoc` renders the docstrings). The notebook pages need no notebook
+reader either: they are built from ``notebooks/<name>.ipynb`` and the committed ``figures/<name>/`` files, because
+the executed copies are not committed (``figures/.gitignore``) and a fresh clone must build the same site.
 """
 
 project = "dpcd"
