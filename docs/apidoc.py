@@ -13,7 +13,7 @@ parameters and reStructuredText reads ``|X|`` as a substitution, so the referenc
   reference (``.. [DR14] …``) is a paragraph of its own (the same label appears in several modules);
 * :func:`render` returns the text and whether it parses without a docutils warning; the build shows a docstring
   that does not verbatim instead (:func:`literal`), and ``tests/test_docs.py`` holds the list of those to none
-  for functions and classes.
+  (modules, functions and classes); a table that does not parse is shown as a literal block within its docstring.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _text_indent(line: str) -> int:
 def _prose(lines: list[str]) -> list[str]:
     """Prose lines escaped; doctest and literal blocks kept; a line indented under a plain one dedented onto it."""
     out: list[str] = []
-    doctest = literal = False
+    doctest = in_literal = False
     literal_indent = paragraph_indent = 0
     in_paragraph = False
     i = 0
@@ -61,16 +61,16 @@ def _prose(lines: list[str]) -> list[str]:
         i += 1
         stripped = line.lstrip()
         width = len(line) - len(stripped)
-        if _TABLE_BORDER.match(line) and not (in_paragraph or literal or doctest):  # a simple table, as written
+        if _TABLE_BORDER.match(line) and not (in_paragraph or in_literal or doctest):  # a simple table, as written
             end = i
             while end < len(lines) and not (_TABLE_BORDER.match(lines[end]) and
                                             (end + 1 == len(lines) or not lines[end + 1].strip())):
                 end += 1
             table = lines[i - 1:end + 1]
-            out += table if parses("\n".join(table)) else ["::", "", *("    " + row for row in table)]
+            out += table if parses("\n".join(table)) else literal("\n".join(table)).splitlines()
             i = end + 1
             continue
-        if stripped and not (in_paragraph or literal or doctest):
+        if stripped and not (in_paragraph or in_literal or doctest):
             block = _line_block(lines, i - 1)
             if block:
                 out += block[0]
@@ -80,10 +80,10 @@ def _prose(lines: list[str]) -> list[str]:
             doctest = in_paragraph = False
             out.append("")
             continue
-        if literal and width > literal_indent:
+        if in_literal and width > literal_indent:
             out.append(line)
             continue
-        literal = False
+        in_literal = False
         if stripped.startswith(">>>") and not doctest:
             if in_paragraph:
                 out.append("")
@@ -102,7 +102,7 @@ def _prose(lines: list[str]) -> list[str]:
         in_paragraph = True
         out.append(" " * width + _escape(stripped))
         if stripped.endswith("::"):
-            literal, literal_indent, in_paragraph = True, width, False
+            in_literal, literal_indent, in_paragraph = True, width, False
     return out
 
 
@@ -142,8 +142,9 @@ def _fields(kind: str, lines: list[str]) -> tuple[list[str], list[str]]:
         if indent == base and entry is None:  # prose after the entries (or a section written as prose)
             break
         names, text = (entry.group(1), entry.group(2) or "") if entry else ("", line.strip())
-        body = [text] + [l.strip() for l in _continuation(lines, i + 1, base)]
-        i += 1 + len(_continuation(lines, i + 1, base))
+        more = _continuation(lines, i + 1, base)
+        body = [text] + [l.strip() for l in more]
+        i += 1 + len(more)
         joined = " ".join(_escape(b) for b in body if b)
         if kind == "returns":
             out.append(f":returns: {_escape(names) + ' — ' if names else ''}{joined}")

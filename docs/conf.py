@@ -232,25 +232,25 @@ def notebook_page(app, docname, source):
             "that write them: nothing is executed to build it. Run it yourself with "
             f"`make reproduce ONLY={name}`.*")
     parts, placed = [], set()
+    titled = bool(cells) and cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).startswith("# ")
+    if not titled:  # the stub's title heads the page
+        parts += [source[0].splitlines()[0], note]
     for number, cell in enumerate(cells):
         text = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
-            if number == 0 and text.startswith("# "):
+            if number == 0 and titled:
                 title, _, rest = text.partition("\n")
                 parts += [title, note, rest]
             else:
                 parts.append(text)
             continue
         parts.append(_fenced(text, "python"))
-        for stem in dict.fromkeys(_WRITES.findall(text)):
-            parts += _outputs(folder, name, [stem], placed)
+        parts += _outputs(folder, name, _WRITES.findall(text), placed)
     rest = sorted({f.stem for f in folder.glob("*.png")} | {f.stem for f in folder.glob("*.md")} - {"citing"})
     rest = [stem for stem in rest if stem not in placed]
     if rest:
         parts.append("## Also committed by this run")
         parts += _outputs(folder, name, rest, placed)
-    if not (cells and "".join(cells[0]["source"]).startswith("# ")):
-        parts.insert(0, source[0].splitlines()[0] + "\n\n" + note)
     source[0] = "\n\n".join(parts) + "\n"
 
 
