@@ -161,14 +161,34 @@ def _eval_rst(body: str) -> str:
 
 
 def _signature(obj) -> str:
-    """``obj``'s call signature on one line, annotations left out (the docstring says what each argument is)."""
+    """``obj``'s call signature on one line, annotations left out (the docstring says what each argument is), a
+    routine or class default by its qualified name."""
     try:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return "(...)"
-    sig = sig.replace(parameters=[p.replace(annotation=p.empty) for p in sig.parameters.values()],
+    sig = sig.replace(parameters=[_plain(p) for p in sig.parameters.values()],
                       return_annotation=inspect.Signature.empty)
     return " ".join(str(sig).split())
+
+
+def _plain(parameter: inspect.Parameter) -> inspect.Parameter:
+    """``parameter`` without its annotation, a routine or class default by its qualified name."""
+    default = parameter.default
+    if default is not parameter.empty and callable(default) and hasattr(default, "__qualname__"):
+        return parameter.replace(annotation=parameter.empty, default=_Named(default))
+    return parameter.replace(annotation=parameter.empty)
+
+
+class _Named:
+    """A function or class used as a default value, shown by its qualified name (its repr holds a memory address,
+    which would make the page differ between builds)."""
+
+    def __init__(self, obj) -> None:
+        self.name = obj.__qualname__
+
+    def __repr__(self) -> str:
+        return self.name
 
 
 def _object_rst(module: str, name: str, obj) -> str:
