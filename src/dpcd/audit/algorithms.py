@@ -2,42 +2,36 @@
 
 Each algorithm is audited on neighbours built for the statistic it actually
 uses, with the claim stated from its theorem and the parameters passed —
-never read back from the run's ledger:
+never read back from the run's ledger
+(algorithm — statistic and pair; claim and relation):
 
-=================  =====================  ==================================================================
-algorithm          statistic / pair       claim (relation)
-=================  =====================  ==================================================================
-Marginal-PC        noisy marginal tables: (``epsilon_total``, ``delta``) (replace), Gaussian DP over the
-                   G² borderline pair and orders (module theorem of :mod:`dpcd.discovery.marginal_pc`)
-                   the record differs in
-                   every column
-MST-PC             marginal tables as     (``epsilon_total``, ``delta``) (replace), zCDP composition of MST's
-                   above                  three steps (module theorem of :mod:`dpcd.discovery.mst_pc`)
-AIM-PC             marginal tables as     (``epsilon_total``, ``delta``) (replace), zCDP filter over AIM's
-                   above                  rounds (module theorem of :mod:`dpcd.discovery.aim_pc`)
-EM-PC              G² distance score:     ``epsilon_total`` (add/remove), paper 000 Thm. 1
-                   a record that breaks a
-                   tie between separating
-                   sets on 4 variables
-LapMech            G² borderline, 4 vars  ``epsilon_total`` (add/remove), Laplace on the full table
-Priv-PC            Kendall borderline     T examined tests × ε_t + ε_t/2 open sieve (replace), [WPS20] Thm 1,
-                                          T = p(p − 1)Σ_{k≤m} C(p − 2, k), composed by dp_accounting's PLD
-SVT-PC             Kendall borderline     (p(p − 1)/2 + 1) AboveThreshold runs × ε_e (replace), PLD
-Sub-sampled Gauss  Kendall borderline     T Poisson-sub-sampled Gaussian steps (replace), PLD
-CURATE             Kendall borderline     (``epsilon_total``, ``delta_total``) (replace), Alg. 1
-Moment-PC          covariance: a record   (``epsilon_total``, ``delta``) (replace), Gaussian DP (module theorem
-                   at a corner of the box of :mod:`dpcd.discovery.moment_pc`)
-GCM-PC             feature moments: a     (``epsilon_total``, ``delta``) (replace), Gaussian DP (module theorem
-                   record at a corner     of :mod:`dpcd.discovery.gcm_pc`)
-GCM-PC (spread     records near the       the same (the private spreads and the moments compose to μ-GDP)
-pair)              centre, one corner
-PrivPC*            covariance: a record   ``epsilon_total`` (replace), Thm. 2 (corrected)
-                   at a corner of the box
-NOLEAKS, CURATE-SB covariance corner       ε_total, δ = m/n + I·δ (replace), basic composition
-PCD                noiseless-branch pair  ε per noisy comparison × 2 (the paper's accounting; no DP proof)
-PCD, one Kendall   Z without ties vs one  ε per noisy comparison: Δ_P = 1 when no stratum holds two rows
-decision x ⫫ y | Z tie (replace)          (:func:`pcd_decision_case`; Z's kind is public, never detected)
-=================  =====================  ==================================================================
+* **Marginal-PC** — noisy marginal tables: a G² borderline pair, the record differing in every column;
+  (``epsilon_total``, ``delta``) (replace), Gaussian DP over the orders (module theorem of
+  :mod:`dpcd.discovery.marginal_pc`).
+* **MST-PC** — marginal tables as above; (``epsilon_total``, ``delta``) (replace), zCDP composition of MST's
+  three steps (module theorem of :mod:`dpcd.discovery.mst_pc`).
+* **AIM-PC** — marginal tables as above; (``epsilon_total``, ``delta``) (replace), zCDP filter over AIM's
+  rounds (module theorem of :mod:`dpcd.discovery.aim_pc`).
+* **EM-PC** — G² distance score: a record that breaks a tie between separating sets on 4 variables;
+  ``epsilon_total`` (add/remove), paper 000 Thm. 1.
+* **LapMech** — G² borderline, 4 variables; ``epsilon_total`` (add/remove), Laplace on the full table.
+* **Priv-PC** — Kendall borderline; T examined tests × ε_t + ε_t/2 open sieve (replace), [WPS20] Thm 1,
+  T = p(p − 1)Σ_{k≤m} C(p − 2, k), composed by dp_accounting's PLD.
+* **SVT-PC** — Kendall borderline; (p(p − 1)/2 + 1) AboveThreshold runs × ε_e (replace), PLD.
+* **Sub-sampled Gaussian PC** — Kendall borderline; T Poisson-sub-sampled Gaussian steps (replace), PLD.
+* **CURATE** — Kendall borderline; (``epsilon_total``, ``delta_total``) (replace), Alg. 1.
+* **Moment-PC** — covariance: a record at a corner of the box; (``epsilon_total``, ``delta``) (replace),
+  Gaussian DP (module theorem of :mod:`dpcd.discovery.moment_pc`).
+* **GCM-PC** — feature moments: a record at a corner; (``epsilon_total``, ``delta``) (replace), Gaussian DP
+  (module theorem of :mod:`dpcd.discovery.gcm_pc`).
+* **GCM-PC (spread pair)** — records near the centre, one corner; the same (the private spreads and the
+  moments compose to μ-GDP).
+* **PrivPC*** — covariance: a record at a corner of the box; ``epsilon_total`` (replace), Thm. 2 (corrected).
+* **NOLEAKS, CURATE-SB** — covariance corner; ε_total, δ = m/n + I·δ (replace), basic composition.
+* **PCD** — noiseless-branch pair; ε per noisy comparison × 2 (the paper's accounting; no DP proof).
+* **PCD, one Kendall decision x ⫫ y | Z** — Z without ties against one tie (replace); ε per noisy
+  comparison: Δ_P = 1 when no stratum holds two rows (:func:`pcd_decision_case`; Z's kind is public, never
+  detected).
 
 The compositions are computed with ``dp_accounting`` directly (not with
 :class:`dpcd.privacy.PrivacyLedger`, whose accounting is part of what is
