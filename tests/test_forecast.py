@@ -338,7 +338,8 @@ def test_without_a_numeric_coding_categorical_algorithms_keep_random_tables_over
     assert not schema.numeric_coding_allowed()
     result = forecast(schema, n=2000, epsilon=[1.0], algorithms=["marginal_pc"], repetitions=2, time_budget=None,
                       rng=0)
-    assert list(result.table["status"]) == ["ok"] and "tables over the schema's categories and bins" in result.statement
+    assert list(result.table["status"]) == ["ok"]
+    assert "tables (Dirichlet(1) rows) over the schema's categories and bins" in result.statement
 
 
 def test_the_report_forecast_counts_its_runs_from_public_sizes_not_a_clock(tmp_path, monkeypatch):
@@ -359,6 +360,26 @@ def test_the_report_forecast_counts_its_runs_from_public_sizes_not_a_clock(tmp_p
     clock = itertools.count(0.0, 100.0)
     monkeypatch.setattr(forecast_module.time, "perf_counter", lambda: float(next(clock)))
     dpcd.discover(sample.data, schema=schema, epsilon=1.0, algorithm="em_pc", rng=0, progress=False,
-                  out=tmp_path / "out", options=dpcd.ReleaseOptions(forecast_repetitions=3))
+                  out=tmp_path / "out", options=dpcd.ReleaseOptions(forecast_repetitions=3, force=True))
     page = (tmp_path / "out" / "report.html").read_text()
     assert "(3 random DAGs with" in page and "as many as fit" not in page  # exactly 3 runs; no time budget
+
+
+def test_the_synthetic_degree_follows_the_schema_kind_and_is_stated():
+    """A categorical schema's synthetic DAGs have SYNTHETIC_DEGREE["categorical"] neighbours per node, a numeric
+    one's SYNTHETIC_DEGREE["numeric"] (chosen apart, on the development set), each stated in the forecast; an
+    explicit degree or concentration wins and is stated too."""
+    from dpcd.forecast import SYNTHETIC_DEGREE
+
+    categorical = forecast(Schema.categorical([2, 3, 2, 2]), n=500, epsilon=[1.0], algorithms=["marginal_pc"],
+                           repetitions=1, rng=0)
+    numeric = forecast(Schema.numeric([(-3.0, 3.0)] * 4), n=500, epsilon=[1.0], algorithms=["moment_pc"],
+                       repetitions=1, rng=0)
+    assert f"{SYNTHETIC_DEGREE['categorical']:g} neighbours per node" in categorical.statement
+    assert f"{SYNTHETIC_DEGREE['numeric']:g} neighbours per node" in numeric.statement
+    assert SYNTHETIC_DEGREE["categorical"] != SYNTHETIC_DEGREE["numeric"]
+    chosen = forecast(Schema.categorical([2, 3, 2, 2]), n=500, epsilon=[1.0], algorithms=["marginal_pc"],
+                      repetitions=1, degree=1.5, concentration=0.5, rng=0)
+    assert "1.5 neighbours per node" in chosen.statement and "Dirichlet(0.5) rows" in chosen.statement
+    with pytest.raises(ValueError, match="concentration"):
+        forecast(Schema.categorical([2, 2]), n=500, epsilon=[1.0], concentration=0.0)
