@@ -36,7 +36,7 @@ def no_value_read(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the release read the values")
 
-    monkeypatch.setattr(api, "read_table", refuse)
+    monkeypatch.setattr(api, "read_chunks", refuse)
 
 
 def test_a_wide_table_at_a_small_epsilon_is_refused_before_any_value_is_read(tmp_path, no_value_read):

@@ -267,7 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "a total (epsilon, delta) and write graph.json, graph.graphml, graph.dot, graph.png, "
                     "privacy.json and report.html (one page with the graph, the privacy statement and a forecast) "
                     "into --out.")
-    disc.add_argument("data", metavar="DATA.csv", help="CSV file with a header row, one column per variable")
+    disc.add_argument("data", metavar="DATA",
+                      help="CSV file with a header row, one column per variable; or a Parquet or Arrow IPC / Feather "
+                           "file (.parquet, .pq, .feather, .arrow, .ipc), or a folder of such parts; read in chunks")
     disc.add_argument("--schema", default=None, metavar="SCHEMA.json",
                       help="the public schema: column kinds, categories and bounds (draft one with `dpcd schema`)")
     disc.add_argument("--algorithm", default="auto", metavar="NAME",
@@ -345,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print a DRAFT schema read from DATA.csv: column kinds, observed categories and observed "
                     "bounds. It is read from the private data; check every entry against public knowledge and "
                     "delete its 'draft' entry before `dpcd discover` will accept it.")
-    sch.add_argument("data", metavar="DATA.csv", help="CSV file with a header row")
+    sch.add_argument("data", metavar="DATA", help="CSV file with a header row, or a Parquet or Feather file or folder")
     sch.add_argument("--bins", type=int, default=4, metavar="B",
                      help="equal-width bins of a numeric column in categorical algorithms (default 4)")
     sch.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of standard output")

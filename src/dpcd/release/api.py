@@ -107,7 +107,16 @@ from ..validation import (
     check_int,
     check_probability,
 )
-from .tables import check_line_labels, data_quality, encode_table, read_table, table_shape
+from .tables import (
+    check_line_labels,
+    columnar_format,
+    encode_table,
+    merge_quality,
+    quality_counts,
+    quality_lines,
+    read_chunks,
+    table_shape,
+)
 from .writers import jsonable, write_outputs
 
 __all__ = [
@@ -600,8 +609,8 @@ def _request(data: Any, schema: Any, epsilon: float, delta: float, algorithm: st
     warnings = budget_warnings(epsilon, force=options.force)  # refuses above EPSILON_REFUSE unless force
     declared = load_schema(schema)
     check_width(declared)
-    if not isinstance(data, pd.DataFrame):
-        check_line_labels(declared)
+    if not isinstance(data, pd.DataFrame) and columnar_format(data) is None:
+        check_line_labels(declared)  # a CSV: one record per line
     if not target.n_public and declared.n is not None:
         raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
                           "or use relation='replace'")
@@ -680,16 +689,29 @@ def _prepare(request: _Request, n: int | None, bar: _Progress | None) -> _Prepar
     return _Prepared(plan, table, note, headline, tuple(warnings))
 
 
-def _read(data: Any, plan: ReleasePlan, delimiter: str) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """Step 3: the values, encoded by the schema's rules as the plan's view reads them, and what the rules did
-    (for the holder's terminal only, never written; a count that cannot be made never stops a release)."""
-    frame = read_table(data, delimiter=delimiter)
-    try:
-        quality = tuple(data_quality(frame, plan.schema))
-    except Exception:  # noqa: BLE001
-        quality = ("the schema's rules could not be counted on these cells; `dpcd schema DATA --check SCHEMA` "
-                   "counts them on the CSV",)
-    return encode_table(frame, plan.view), quality
+def _read(data: Any, plan: ReleasePlan, delimiter: str, bar: _Progress | None,
+          rows: int | None) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Step 3: the values, read in chunks of :data:`~dpcd.release.tables.CHUNK_ROWS` records
+    (:func:`~dpcd.release.tables.read_chunks`: only one chunk's cells are held at a time), each encoded by the schema's
+    rules as the plan's view reads them, in the file's order; and what the rules did (for the holder's terminal only,
+    never written; a count that cannot be made never stops a release). The encoded table is the same whatever the
+    chunk size, so is the release."""
+    encoded, counts, quality, read = [], None, None, 0
+    for chunk in read_chunks(data, delimiter=delimiter):
+        encoded.append(encode_table(chunk, plan.view))
+        if quality is None:
+            try:
+                part = quality_counts(chunk, plan.schema)
+                counts = part if counts is None else merge_quality(counts, part)
+            except Exception:  # noqa: BLE001
+                quality = ("the schema's rules could not be counted on these cells; `dpcd schema DATA --check "
+                           "SCHEMA` counts them on the CSV",)
+        read += len(chunk)
+        _begin(bar, f"reading and encoding the table by the schema: {read:,} " + (f"of {rows:,} " if rows else "")
+               + "records")
+    if quality is None:
+        quality = tuple(quality_lines(counts, plan.schema))
+    return pd.concat(encoded, ignore_index=True) if len(encoded) > 1 else encoded[0], quality
 
 
 def discover(
@@ -709,8 +731,10 @@ def discover(
 
     Parameters
     ----------
-    data : path of a CSV with a header row, or a DataFrame; its columns must be
-        exactly the schema's.
+    data : path of a CSV with a header row, of a Parquet or Arrow IPC / Feather file, or of a folder of such
+        files (its parts in name order), or a DataFrame; its columns must be exactly the schema's. It is read in
+        chunks (:func:`~dpcd.release.tables.read_chunks`), so the table's text is never held whole; the release is
+        the same from every form of the same records in the same order.
     schema : the public :class:`~dpcd.schema.Schema` (object, JSON mapping or
         path). Types, categories and bounds come from it, never from the values.
     epsilon, delta : the total budget under ``relation``. Pure ε-DP algorithms
@@ -775,7 +799,7 @@ def discover(
         prepared = _prepare(request, n, bar)  # 2. public inputs only
         plan = prepared.plan
         _begin(bar, "reading and encoding the table by the schema")  # 3. the values: the charged run's only input
-        encoded, quality = _read(data, plan, options.delimiter)
+        encoded, quality = _read(data, plan, options.delimiter, bar, n)
         _done(bar)
         _begin(bar, f"running {plan.spec.label}" + (f" (at most {plan.limits.max_tests} CI decisions)"
                                                     if plan.limits.max_tests else ""))

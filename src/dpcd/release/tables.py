@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,16 @@ import pandas as pd
 
 from ..schema import Column, DataPreparationError, Schema, SchemaError
 
-__all__ = ["read_table", "table_shape", "encode_table", "plain_cell", "check_line_labels"]
+__all__ = ["read_table", "read_chunks", "table_shape", "encode_table", "plain_cell", "check_line_labels", "CHUNK_ROWS",
+           "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines"]
+
+CHUNK_ROWS = 100_000
+"""Records per chunk when a release reads a table (:func:`read_chunks`): the text of one chunk is what is held at
+a time, beside the encoded values of the chunks before it. A setting of the reader, never of the result."""
+COLUMNAR_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".feather": "feather", ".arrow": "feather",
+                     ".ipc": "feather"}
+"""File suffixes read as columnar files (Parquet, or Arrow IPC / Feather) rather than as CSV text: the file's
+format, part of its public structure."""
 
 
 def check_line_labels(schema: Schema) -> None:
@@ -98,16 +108,101 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
         if len(set(frame.columns)) != frame.shape[1]:
             raise DataPreparationError("column names must be unique")
         return frame
-    _checked_path(data, delimiter)
-    file = Path(data)
-    lines = _lines(file)
-    header = _header(lines, data, delimiter)
+    if columnar_format(data) is not None:
+        return pd.concat(list(_columnar_chunks(data, CHUNK_ROWS)), ignore_index=True)
+    lines = _iter_lines(Path(_checked_path(data, delimiter)))
+    header = _header([next(lines, "")], data, delimiter)
+    return _parse(list(enumerate(lines, start=2)), header, delimiter)
+
+
+def table_shape(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",") -> tuple[list[str], int]:
+    r"""The header's column names and the number of records of ``data``, read by the rules of :func:`read_table`
+    without parsing any record's fields: the file's **structure**, which a release may check before it reads a value.
+
+    A record is every line after the header that is not blank (:func:`read_table`); nothing else of a line is
+    looked at, so the count is what :func:`read_table` returns as its number of rows.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "t.csv"
+    ...     _ = path.write_text('a,b\n1,"x\n2,3,4\n\n5,y\n\n')
+    ...     table_shape(path)
+    (['a', 'b'], 3)
+    """
+    if isinstance(data, pd.DataFrame):
+        frame = read_table(data)
+        return list(frame.columns), len(frame)
+    if columnar_format(data) is not None:
+        parts, kind = _columnar_parts(data)
+        header = _columnar_header(parts, kind, data)
+        return header, sum(_columnar_rows(part, kind) for part in parts)
+    lines = _iter_lines(Path(_checked_path(data, delimiter)))
+    header = _header([next(lines, "")], data, delimiter)
+    return header, sum(1 for line in lines if not _blank(line, delimiter))
+
+
+def read_chunks(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",",
+                rows: int | None = None) -> Iterator[pd.DataFrame]:
+    r"""The table of :func:`read_table` in chunks of at most ``rows`` records (None: :data:`CHUNK_ROWS`), in the file's order, holding one
+    chunk at a time: what a release reads, so that a table larger than memory is read in bounded pieces.
+
+    * a CSV path: read one line per record by exactly :func:`read_table`'s rules (each chunk's ``attrs`` hold its
+      ``blank_lines`` and ``malformed_lines``, the latter with the file's line numbers);
+    * a Parquet or Arrow IPC / Feather file (:data:`COLUMNAR_SUFFIXES`), or a folder of such files of one format
+      (its parts in the order of their names): read in record batches by ``pyarrow``, each cell as its Python value
+      (a missing cell None), so that no cell's type depends on another's (a null never turns a column of integers
+      into floats); the schema's rules then read each cell as they read a DataFrame's;
+    * a DataFrame: slices of it.
+
+    Concatenated, the chunks are the records :func:`read_table` returns, in its order, so the encoded values — and a
+    release from them — do not depend on ``rows``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "t.csv"
+    ...     _ = path.write_text('a,b\n1,x\n\n2,3,4\n5,y\n')
+    ...     [chunk.values.tolist() for chunk in read_chunks(path, rows=2)]
+    [[['1', 'x'], [nan, nan]], [['5', 'y']]]
+    """
+    rows = _checked_rows(CHUNK_ROWS if rows is None else rows)
+    if isinstance(data, pd.DataFrame):
+        frame = read_table(data)
+        for start in range(0, max(len(frame), 1), rows):
+            yield frame.iloc[start:start + rows].reset_index(drop=True)
+        return
+    kind = columnar_format(data)
+    if kind is not None:
+        yield from _columnar_chunks(data, rows)
+        return
+    lines = _iter_lines(Path(_checked_path(data, delimiter)))
+    header = _header([next(lines, "")], data, delimiter)
+    chunk: list[tuple[int, str]] = []
+    records, emitted = 0, False
+    for number, line in enumerate(lines, start=2):
+        chunk.append((number, line))
+        records += not _blank(line, delimiter)
+        if records >= rows:
+            yield _parse(chunk, header, delimiter)
+            chunk, records, emitted = [], 0, True
+    if chunk or not emitted:
+        yield _parse(chunk, header, delimiter)
+
+
+def _checked_rows(rows: Any) -> int:
+    if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
+        raise ValueError(f"rows must be a positive integer (records per chunk), got {rows!r}")
+    return int(rows)
+
+
+def _parse(numbered: list[tuple[int, str]], header: list[str], delimiter: str) -> pd.DataFrame:
+    """Lines ``(line number, text)`` after the header as records, by :func:`read_table`'s rules (one line, one
+    record; blank lines are layout; a short line is padded, a long or unparseable one is a row of missing values)."""
     width = len(header)
     missing = [math.nan] * width
     rows = []
     blank = 0
     malformed = []
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in numbered:
         if _blank(line, delimiter):  # layout; a line holding the separator is a record
             blank += 1
             continue
@@ -128,26 +223,110 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
     return frame
 
 
-def table_shape(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",") -> tuple[list[str], int]:
-    r"""The header's column names and the number of records of ``data``, read by the rules of :func:`read_table`
-    without parsing any record's fields: the file's **structure**, which a release may check before it reads a value.
+def columnar_format(data: Any) -> str | None:
+    """``"parquet"`` or ``"feather"`` when ``data`` names a columnar file or a folder of them, else None (CSV)."""
+    if not isinstance(data, (str, os.PathLike)):
+        return None
+    path = Path(data)
+    if path.is_dir():
+        return _columnar_parts(path)[1]
+    return COLUMNAR_SUFFIXES.get(path.suffix.lower())
 
-    A record is every line after the header that is not blank (:func:`read_table`); nothing else of a line is
-    looked at, so the count is what :func:`read_table` returns as its number of rows.
 
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     path = Path(folder) / "t.csv"
-    ...     _ = path.write_text('a,b\n1,"x\n2,3,4\n\n5,y\n\n')
-    ...     table_shape(path)
-    (['a', 'b'], 3)
-    """
-    if isinstance(data, pd.DataFrame):
-        frame = read_table(data)
-        return list(frame.columns), len(frame)
-    lines = _lines(Path(_checked_path(data, delimiter)))
-    header = _header(lines, data, delimiter)
-    return header, sum(1 for line in lines[1:] if not _blank(line, delimiter))
+def _columnar_parts(data: Any) -> tuple[list[Path], str]:
+    """The files of a columnar table (the file, or a folder's files in name order) and their one format."""
+    path = Path(data)
+    if path.is_file():
+        return [path], COLUMNAR_SUFFIXES[path.suffix.lower()]
+    if not path.exists():
+        raise FileNotFoundError(f"data file {os.fspath(data)!r} does not exist")
+    parts = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
+    kinds = {COLUMNAR_SUFFIXES.get(p.suffix.lower()) for p in parts}
+    if not parts or None in kinds or len(kinds) != 1:
+        raise DataPreparationError(f"data folder {os.fspath(data)!r} must hold Parquet or Feather files of one format "
+                                   f"({', '.join(sorted(COLUMNAR_SUFFIXES))}), got {[p.name for p in parts[:5]]}")
+    return parts, kinds.pop()
+
+
+def _arrow_schema(part: Path, kind: str) -> Any:
+    """A part's column schema, from its metadata; a Feather file must be Arrow IPC (Feather version 2)."""
+    import pyarrow as pa
+    import pyarrow.parquet as parquet
+
+    if kind == "parquet":
+        return parquet.read_schema(part)
+    try:
+        with pa.memory_map(str(part)) as source:
+            return pa.ipc.open_file(source).schema
+    except pa.ArrowInvalid:
+        raise DataPreparationError(f"data file {os.fspath(part)!r} is not an Arrow IPC file (Feather version 2); "
+                                   "write it with pyarrow.feather.write_feather or pandas.DataFrame.to_feather") from None
+
+
+def _columnar_header(parts: list[Path], kind: str, data: Any) -> list[str]:
+    """The column names every part shares (a part with other names is a structure error)."""
+    header = None
+    for part in parts:
+        names = [str(name) for name in _arrow_schema(part, kind).names]
+        if header is None:
+            header = names
+        elif names != header:
+            raise DataPreparationError(f"data folder {os.fspath(data)!r}: part {part.name!r} has columns {names[:5]}, "
+                                       f"not the first part's {header[:5]}")
+    if len(set(header)) != len(header) or any(not h for h in header):
+        raise DataPreparationError("column names must be unique and non-empty")
+    return header
+
+
+def _columnar_rows(part: Path, kind: str) -> int:
+    """A part's number of records, from its metadata (no value is read)."""
+    import pyarrow as pa
+    import pyarrow.parquet as parquet
+
+    if kind == "parquet":
+        return parquet.ParquetFile(part).metadata.num_rows
+    with pa.memory_map(str(part)) as source:
+        reader = pa.ipc.open_file(source)
+        return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+
+
+def _columnar_chunks(data: Any, rows: int) -> Iterator[pd.DataFrame]:
+    """Chunks of at most ``rows`` records of a columnar table, each column as Python values (None where missing)."""
+    import pyarrow as pa
+    import pyarrow.parquet as parquet
+
+    parts, kind = _columnar_parts(data)
+    header = _columnar_header(parts, kind, data)
+    pending: list[pd.DataFrame] = []
+    held = 0
+    emitted = False
+
+    def batches(part: Path) -> Iterator[Any]:
+        if kind == "parquet":
+            yield from parquet.ParquetFile(part).iter_batches(batch_size=rows)
+            return
+        with pa.memory_map(str(part)) as source:
+            reader = pa.ipc.open_file(source)
+            for i in range(reader.num_record_batches):
+                yield reader.get_batch(i)
+
+    for part in parts:
+        for batch in batches(part):
+            for start in range(0, batch.num_rows, rows):
+                piece = batch.slice(start, rows)
+                frame = pd.DataFrame({name: pd.Series(piece.column(j).to_pylist(), dtype=object)
+                                      for j, name in enumerate(header)}, columns=header)
+                pending.append(frame)
+                held += len(frame)
+                while held >= rows:
+                    joined = pd.concat(pending, ignore_index=True)
+                    yield joined.iloc[:rows].reset_index(drop=True)
+                    emitted = True
+                    rest = joined.iloc[rows:].reset_index(drop=True)
+                    pending, held = ([rest] if len(rest) else []), len(rest)
+    if pending or not emitted:
+        yield (pd.concat(pending, ignore_index=True) if pending
+               else pd.DataFrame({name: pd.Series([], dtype=object) for name in header}, columns=header))
 
 
 def _checked_path(data: Any, delimiter: str) -> str | os.PathLike[str]:
@@ -192,15 +371,18 @@ def _header(lines: list[str], data: Any, delimiter: str) -> list[str]:
     return header
 
 
-def _lines(file: Path) -> list[str]:
-    r"""The file's lines: split at ``\n`` only (other line breaks are characters of a field), ``\r\n`` as ``\n``."""
-    text = file.read_bytes().decode("utf-8", errors="replace")
-    if text.startswith("\ufeff"):
-        text = text[1:]  # a byte-order mark is not part of the first column's name
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()  # the last line's terminator
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+def _iter_lines(file: Path) -> Iterator[str]:
+    r"""The file's lines, one at a time: split at ``\n`` only (other line breaks are characters of a field),
+    ``\r\n`` as ``\n``, never holding the file: bytes are split at ``\n`` (a byte no other UTF-8
+    character contains, so splitting before decoding gives the same text) and each line decoded on its own."""
+    with open(file, "rb") as handle:
+        for number, raw in enumerate(handle):
+            line = raw.decode("utf-8", errors="replace")
+            if number == 0 and line.startswith("\ufeff"):
+                line = line[1:]  # a byte-order mark is not part of the first column's name
+            if line.endswith("\n"):
+                line = line[:-1]
+            yield line[:-1] if line.endswith("\r") else line
 
 
 def _fields(line: str, delimiter: str = ",") -> list[str] | None:
@@ -350,27 +532,64 @@ def data_quality(frame: pd.DataFrame, schema: Schema) -> list[str]:
     1 missing cell of age became the fill 54
     1 number of age above 90 was clamped to 90
     """
+    return quality_lines(quality_counts(frame, schema), schema)
+
+
+def quality_counts(frame: pd.DataFrame, schema: Schema) -> dict[str, Any]:
+    """What :func:`data_quality` says of ``frame``, as counts that add up over the chunks of one table
+    (:func:`merge_quality`): the schema's per-column counts (:meth:`~dpcd.schema.Schema.check`), the labels or texts
+    out of each column's domain with their counts, the malformed lines and the number of records. For the holder's
+    terminal only, like :func:`data_quality`.
+
+    >>> schema = Schema.categorical([2], names=["a"])
+    >>> first, second = (quality_counts(pd.DataFrame({"a": values}), schema) for values in (["0", "x"], ["x", None]))
+    >>> quality_lines(merge_quality(first, second), schema)
+    ["2 cells of a not in ['0', '1'] (most often 'x' ×2) became the fill '0'", "1 missing cell of a became the fill '0'"]
+    """
     frame = _plain_frame(frame)
     table = schema.check(frame)
-    lines: list[str] = []
+    odd: dict[str, dict[str, int]] = {}
     for column, (_, row) in zip(schema.columns, table.iterrows()):
-        if not row["present"]:
+        if not row["present"] or not int(row["not_in_domain"]):
             continue
         values = frame[column.name]
+        text = values.astype(object).where(values.notna(), None)
+        given = text.map(lambda v: v is not None and str(v).strip() != "").to_numpy()
+        if column.type == "numeric":
+            unread = np.isnan(pd.to_numeric(values, errors="coerce").to_numpy(dtype=float))
+        else:
+            unread = column._match(values) < 0
+        odd[column.name] = {str(k): int(v) for k, v in text[unread & given].astype(str).value_counts().items()}
+    return {"check": table, "odd": odd, "malformed": list(frame.attrs.get("malformed_lines", [])),
+            "records": len(frame)}
+
+
+def merge_quality(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """The :func:`quality_counts` of two chunks of one table, as one (counts added, lines kept in order)."""
+    table = first["check"].copy()
+    counts = [c for c in table.columns if c not in ("column", "type", "present")]
+    table[counts] = table[counts].to_numpy() + second["check"][counts].to_numpy()
+    odd = {name: dict(labels) for name, labels in first["odd"].items()}
+    for name, labels in second["odd"].items():
+        merged = odd.setdefault(name, {})
+        for label, count in labels.items():
+            merged[label] = merged.get(label, 0) + count
+    return {"check": table, "odd": odd, "malformed": first["malformed"] + second["malformed"],
+            "records": first["records"] + second["records"]}
+
+
+def quality_lines(tally: dict[str, Any], schema: Schema) -> list[str]:
+    """:func:`data_quality`'s sentences from :func:`quality_counts` (of one table, or merged over its chunks)."""
+    lines: list[str] = []
+    for column, (_, row) in zip(schema.columns, tally["check"].iterrows()):
+        if not row["present"]:
+            continue
         fill = _shown(column.fill)
         outside = int(row["not_in_domain"])
         if outside:
-            text = values.astype(object).where(values.notna(), None)
-            if column.type == "numeric":
-                parsed = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-                odd = text[np.isnan(parsed) & text.map(lambda v: v is not None and str(v).strip() != "").to_numpy()]
-                what = "that are not numbers"
-            else:
-                odd = text[(column._match(values) < 0) & text.map(lambda v: v is not None and str(v).strip() != "")
-                           .to_numpy()]
-                what = f"not in {list(column.categories)}"
-            common = odd.astype(str).value_counts().head(3)
-            examples = ", ".join(f"{label!r} ×{count}" for label, count in common.items())
+            what = "that are not numbers" if column.type == "numeric" else f"not in {list(column.categories)}"
+            common = sorted(tally["odd"].get(column.name, {}).items(), key=lambda item: -item[1])[:3]
+            examples = ", ".join(f"{label!r} ×{count}" for label, count in common)
             lines.append(f"{outside} cell{'s' if outside != 1 else ''} of {column.name} {what} (most often "
                          f"{examples}) became the fill {fill}")
         gone = int(row["missing"])
@@ -381,7 +600,7 @@ def data_quality(frame: pd.DataFrame, schema: Schema) -> list[str]:
             if count:
                 lines.append(f"{count} number{'s' if count != 1 else ''} of {column.name} {side} {_shown(bound)} "
                              f"{'were' if count != 1 else 'was'} clamped to {_shown(bound)}")
-    malformed = frame.attrs.get("malformed_lines", [])
+    malformed = tally["malformed"]
     long = [m for m in malformed if m["fields"] is None or m["fields"] > m["expected"]]
     short = [m for m in malformed if m["fields"] is not None and m["fields"] < m["expected"]]
     for group, many, one in (
@@ -394,7 +613,7 @@ def data_quality(frame: pd.DataFrame, schema: Schema) -> list[str]:
         if group:
             counts = pd.Series([m["fields"] for m in group], dtype=object).value_counts().head(3)
             fields = ", ".join(f"{'unparseable' if k is None else f'{k} fields'} ×{v}" for k, v in counts.items())
-            share = 100.0 * len(group) / max(len(frame), 1)
+            share = 100.0 * len(group) / max(tally["records"], 1)
             where = ("lines " if len(group) != 1 else "line ") + _lines_named([m["line"] for m in group])
             lines.append(f"{len(group)} line{'s' if len(group) != 1 else ''} ({share:.1f} % of the records; {where}; "
                          f"{fields}, the header has {group[0]['expected']}) {many if len(group) != 1 else one} "
