@@ -110,8 +110,7 @@ def read_table(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = 
         return frame
     if columnar_format(data) is not None:
         return pd.concat(list(_columnar_chunks(data, CHUNK_ROWS)), ignore_index=True)
-    lines = _iter_lines(Path(_checked_path(data, delimiter)))
-    header = _header([next(lines, "")], data, delimiter)
+    header, lines = _csv_lines(data, delimiter)
     return _parse(list(enumerate(lines, start=2)), header, delimiter)
 
 
@@ -136,8 +135,7 @@ def table_shape(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str =
         parts, kind = _columnar_parts(data)
         header = _columnar_header(parts, kind, data)
         return header, sum(_columnar_rows(part, kind) for part in parts)
-    lines = _iter_lines(Path(_checked_path(data, delimiter)))
-    header = _header([next(lines, "")], data, delimiter)
+    header, lines = _csv_lines(data, delimiter)
     return header, sum(1 for line in lines if not _blank(line, delimiter))
 
 
@@ -174,8 +172,7 @@ def read_chunks(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str =
     if kind is not None:
         yield from _columnar_chunks(data, rows)
         return
-    lines = _iter_lines(Path(_checked_path(data, delimiter)))
-    header = _header([next(lines, "")], data, delimiter)
+    header, lines = _csv_lines(data, delimiter)
     chunk: list[tuple[int, str]] = []
     records, emitted = 0, False
     for number, line in enumerate(lines, start=2):
@@ -186,6 +183,13 @@ def read_chunks(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str =
             chunk, records, emitted = [], 0, True
     if chunk or not emitted:
         yield _parse(chunk, header, delimiter)
+
+
+def _csv_lines(data: Any, delimiter: str) -> tuple[list[str], Iterator[str]]:
+    """A CSV's header names and an iterator over the lines after it (:func:`_iter_lines`), by :func:`_header`'s
+    rules."""
+    lines = _iter_lines(Path(_checked_path(data, delimiter)))
+    return _header([next(lines, "")], data, delimiter), lines
 
 
 def _checked_rows(rows: Any) -> int:
