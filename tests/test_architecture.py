@@ -321,8 +321,9 @@ IMPORT_NAMES = {"dp-accounting": "dp_accounting"}
 """Distributions whose import name differs from their name on PyPI."""
 COMPENDIUM_ONLY = ("seaborn", "papermill", "nbformat", "ipykernel", "jupyter_client", "causallearn", "dask",
                    "distributed")
-"""Packages the compendium, the course or the tests need and the library never imports (scikit-learn is not among
-them: pgmpy imports it, so it comes with pgmpy, not with a requirement of ours)."""
+"""Packages the compendium, the course or the tests need and a release never imports (the library imports Dask
+only to read a table on a cluster, :data:`LIBRARY_EXTRAS`; scikit-learn is not among them: pgmpy imports it, so it
+comes with pgmpy, not with a requirement of ours)."""
 
 
 def _third_party_imports(package: str) -> set[str]:
@@ -348,11 +349,24 @@ def _core_dependencies() -> set[str]:
     return {IMPORT_NAMES.get(name, name.replace("-", "_")) for name in names}
 
 
+LIBRARY_EXTRAS = {"dask": {"dask", "distributed"}}
+"""The library's optional extras: packages ``src/dpcd`` imports only inside the function that needs them (reading a
+table on a Dask cluster, :mod:`dpcd.release.cluster`), which ``pip install "dpcd[dask]"`` brings."""
+
+
 def test_the_library_install_brings_exactly_what_the_library_imports():
-    """``pip install dpcd`` brings the packages ``src/dpcd`` imports (lazy imports included) and nothing else: the
-    compendium's and the course's needs are the ``papers`` extra."""
-    assert _third_party_imports(LIBRARY) == _core_dependencies()
+    """``pip install dpcd`` brings the packages ``src/dpcd`` imports (lazy imports included) and nothing else but
+    its optional extras' (:data:`LIBRARY_EXTRAS`, each declared as that extra): the compendium's and the course's
+    needs are the ``papers`` extra."""
+    import tomllib
+
+    optional = set().union(*LIBRARY_EXTRAS.values())
+    assert _third_party_imports(LIBRARY) - optional == _core_dependencies()
     assert not _core_dependencies() & set(COMPENDIUM_ONLY)
+    extras = tomllib.loads((SRC.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"]
+    for extra, packages in LIBRARY_EXTRAS.items():
+        assert any(spec.startswith("dask[distributed]") for spec in extras[extra]), (extra, packages)
 
 
 def test_a_release_needs_none_of_the_compendiums_packages(tmp_path):

@@ -69,7 +69,7 @@ def _folder(path: str) -> str:
 
 
 def _discover(args: argparse.Namespace) -> int:
-    from .release import Output, ReleaseOptions, discover
+    from .release import ClusterTable, Output, ReleaseOptions, discover
 
     if args.schema is None:
         print("dpcd discover: error: a public schema is required (--schema schema.json): draft one with "
@@ -83,7 +83,8 @@ def _discover(args: argparse.Namespace) -> int:
     try:
         options = ReleaseOptions(alpha=args.alpha, max_order=args.max_order, forecast_repetitions=args.forecast,
                                  delimiter=args.delimiter, dependence=args.dependence, force=args.force)
-        found = discover(args.data, schema=args.schema, epsilon=args.epsilon, delta=args.delta,
+        data = args.data if args.scheduler is None else ClusterTable(args.data, scheduler=args.scheduler)
+        found = discover(data, schema=args.schema, epsilon=args.epsilon, delta=args.delta,
                          algorithm=args.algorithm, relation=args.relation, rng=args.seed,
                          out=Output(out, overwrite=args.overwrite), progress=None if args.progress else False,
                          options=options)
@@ -305,6 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="model of numeric synthetic data in the forecasts, and where GCM-PC's feature basis "
                            "turns sparse: linear-Gaussian (default) or PCD's nonlinear additive-noise model; your "
                            "public statement about the data, never read from it")
+    disc.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                      help="read and encode DATA on the Dask cluster whose scheduler is at ADDRESS "
+                           "(tcp://host:8786), part by part, by the same rules; every worker must be able to read "
+                           "DATA; the release is the one made on this machine (needs dpcd[dask])")
     disc.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     disc.set_defaults(handler=_discover)
 

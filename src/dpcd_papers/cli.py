@@ -64,6 +64,15 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sample(args: argparse.Namespace) -> int:
+    from .large_sample import write_sample
+
+    data = write_sample(args.network, args.rows, args.out, rows_per_part=args.rows_per_part, seed=args.seed,
+                        format=args.format)
+    print(f"wrote {data}: {args.rows:,} records of {args.network}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``dpcd_papers`` argument parser (one subparser per command)."""
     parser = OneLineParser(prog="dpcd_papers",
@@ -96,6 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", default=None, metavar="DIR",
                         help="output folder (default: results/, as for reproduce)")
     report.set_defaults(handler=_report)
+
+    sample = commands.add_parser(
+        "sample", help="write a large forward sample of a bnlearn network in parts (Parquet or CSV) with its schema, "
+                       "for the release path's scale benchmark")
+    sample.add_argument("network", metavar="NETWORK", help="a bundled bnlearn network (e.g. alarm)")
+    sample.add_argument("--rows", type=int, required=True, metavar="N", help="number of records")
+    sample.add_argument("--out", required=True, metavar="PATH",
+                        help="a new folder of Parquet parts, or (--format csv) PATH.csv; the schema goes to PATH.schema.json")
+    sample.add_argument("--rows-per-part", type=int, default=1_000_000, metavar="R",
+                        help="records per part, the memory bound of the writing (default 1 000 000)")
+    sample.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="file format")
+    sample.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the sample (default 0)")
+    sample.set_defaults(handler=_sample)
 
     grading = commands.add_parser(
         "grade", help="run each submitted tutorial notebook (solutions off) and write <out>/grades.csv: one row per "

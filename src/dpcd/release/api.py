@@ -107,12 +107,10 @@ from ..validation import (
     check_int,
     check_probability,
 )
+from .cluster import cluster_shape, encode_on_cluster, holds_lines, is_cluster_source
 from .tables import (
     check_line_labels,
-    columnar_format,
-    encode_table,
-    merge_quality,
-    quality_counts,
+    encode_chunks,
     quality_lines,
     read_chunks,
     table_shape,
@@ -609,7 +607,7 @@ def _request(data: Any, schema: Any, epsilon: float, delta: float, algorithm: st
     warnings = budget_warnings(epsilon, force=options.force)  # refuses above EPSILON_REFUSE unless force
     declared = load_schema(schema)
     check_width(declared)
-    if not isinstance(data, pd.DataFrame) and columnar_format(data) is None:
+    if holds_lines(data):
         check_line_labels(declared)  # a CSV: one record per line
     if not target.n_public and declared.n is not None:
         raise SchemaError("the schema declares n, but under add/remove n is protected; remove n from the schema "
@@ -626,7 +624,8 @@ def _request(data: Any, schema: Any, epsilon: float, delta: float, algorithm: st
 def _public_rows(data: Any, request: _Request) -> int | None:
     """Step 1: the file's header against the schema and, under replace-one, its row count (public) against the
     schema's n, ``min_rows`` and δ < 1/n; n, or None where the relation protects it."""
-    header, rows = table_shape(data, delimiter=request.options.delimiter)
+    shape = cluster_shape if is_cluster_source(data) else table_shape
+    header, rows = shape(data, delimiter=request.options.delimiter)
     request.schema.check_header(header)
     if not request.target.n_public:
         return None
@@ -694,24 +693,24 @@ def _read(data: Any, plan: ReleasePlan, delimiter: str, bar: _Progress | None,
     """Step 3: the values, read in chunks of :data:`~dpcd.release.tables.CHUNK_ROWS` records
     (:func:`~dpcd.release.tables.read_chunks`: only one chunk's cells are held at a time), each encoded by the schema's
     rules as the plan's view reads them, in the file's order; and what the rules did (for the holder's terminal only,
-    never written; a count that cannot be made never stops a release). The encoded table is the same whatever the
-    chunk size, so is the release."""
-    encoded, counts, quality, read = [], None, None, 0
-    for chunk in read_chunks(data, delimiter=delimiter):
-        encoded.append(encode_table(chunk, plan.view))
-        if quality is None:
-            try:
-                part = quality_counts(chunk, plan.schema)
-                counts = part if counts is None else merge_quality(counts, part)
-            except Exception:  # noqa: BLE001
-                quality = ("the schema's rules could not be counted on these cells; `dpcd schema DATA --check "
-                           "SCHEMA` counts them on the CSV",)
-        read += len(chunk)
+    never written; a count that cannot be made never stops a release) — on a cluster part by part
+    (:func:`~dpcd.release.cluster.encode_on_cluster`) by the same code. The encoded table is the same whatever the
+    chunk size or the parts, so is the release."""
+    read = 0
+
+    def tick(records: int) -> None:
+        nonlocal read
+        read += records
         _begin(bar, f"reading and encoding the table by the schema: {read:,} " + (f"of {rows:,} " if rows else "")
                + "records")
-    if quality is None:
-        quality = tuple(quality_lines(counts, plan.schema))
-    return pd.concat(encoded, ignore_index=True) if len(encoded) > 1 else encoded[0], quality
+
+    if is_cluster_source(data):
+        encoded, counts = encode_on_cluster(data, plan.view, plan.schema, delimiter=delimiter, on_chunk=tick)
+    else:
+        encoded, counts = encode_chunks(read_chunks(data, delimiter=delimiter), plan.view, plan.schema, tick)
+    quality = (("the schema's rules could not be counted on these cells; `dpcd schema DATA --check SCHEMA` counts "
+                "them on the CSV",) if counts is None else tuple(quality_lines(counts, plan.schema)))
+    return encoded, quality
 
 
 def discover(
@@ -734,7 +733,9 @@ def discover(
     data : path of a CSV with a header row, of a Parquet or Arrow IPC / Feather file, or of a folder of such
         files (its parts in name order), or a DataFrame; its columns must be exactly the schema's. It is read in
         chunks (:func:`~dpcd.release.tables.read_chunks`), so the table's text is never held whole; the release is
-        the same from every form of the same records in the same order.
+        the same from every form of the same records in the same order. A
+        :class:`~dpcd.release.cluster.ClusterTable` (a path and a Dask scheduler's address) or a Dask DataFrame is
+        read and encoded on a Dask cluster, part by part, by the same rules (:mod:`dpcd.release.cluster`).
     schema : the public :class:`~dpcd.schema.Schema` (object, JSON mapping or
         path). Types, categories and bounds come from it, never from the values.
     epsilon, delta : the total budget under ``relation``. Pure ε-DP algorithms

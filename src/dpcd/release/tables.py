@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,9 @@ import pandas as pd
 from ..schema import Column, DataPreparationError, Schema, SchemaError
 
 __all__ = ["read_table", "read_chunks", "table_shape", "encode_table", "plain_cell", "check_line_labels", "CHUNK_ROWS",
-           "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines"]
+           "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines", "encode_chunks",
+           "csv_chunks", "decode_line", "arrow_frame", "csv_header", "block_lines", "blank_line", "columnar_pieces",
+           "columnar_piece_chunks", "empty_table"]
 
 CHUNK_ROWS = 100_000
 """Records per chunk when a release reads a table (:func:`read_chunks`): the text of one chunk is what is held at
@@ -136,7 +138,7 @@ def table_shape(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str =
         header = _columnar_header(parts, kind, data)
         return header, sum(_columnar_rows(part, kind) for part in parts)
     header, lines = _csv_lines(data, delimiter)
-    return header, sum(1 for line in lines if not _blank(line, delimiter))
+    return header, sum(1 for line in lines if not blank_line(line, delimiter))
 
 
 def read_chunks(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",",
@@ -173,16 +175,84 @@ def read_chunks(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str =
         yield from _columnar_chunks(data, rows)
         return
     header, lines = _csv_lines(data, delimiter)
+    yield from csv_chunks(enumerate(lines, start=2), header, delimiter, rows)
+
+
+def csv_chunks(numbered: Iterable[tuple[int, str]], header: list[str], delimiter: str,
+               rows: int) -> Iterator[pd.DataFrame]:
+    """Lines ``(line number, text)`` of a CSV after its header, parsed by :func:`read_table`'s rules in chunks of at
+    most ``rows`` records (at least one chunk, perhaps empty): the CSV reading of :func:`read_chunks` and of a part of
+    a file read elsewhere (:mod:`dpcd.release.cluster`)."""
     chunk: list[tuple[int, str]] = []
     records, emitted = 0, False
-    for number, line in enumerate(lines, start=2):
+    for number, line in numbered:
         chunk.append((number, line))
-        records += not _blank(line, delimiter)
+        records += not blank_line(line, delimiter)
         if records >= rows:
             yield _parse(chunk, header, delimiter)
             chunk, records, emitted = [], 0, True
     if chunk or not emitted:
         yield _parse(chunk, header, delimiter)
+
+
+def encode_chunks(chunks: Iterable[pd.DataFrame], view: Schema, schema: Schema,
+                  on_chunk: Callable[[int], None] | None = None) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    """The chunks of one table (or of one part of it) encoded by :func:`encode_table` under ``view`` and joined in
+    order, with their :func:`quality_counts` under ``schema`` merged (None when the counts cannot be made: a count
+    never stops a release). ``on_chunk(records)`` is told each chunk's size. Every path of a release — in memory,
+    streamed, on a cluster — encodes by this function, so the encoded table depends on the records and their order
+    only, never on how they were cut.
+
+    >>> schema = Schema.categorical([2], names=["a"])
+    >>> chunks = [pd.DataFrame({"a": ["1", "x"]}), pd.DataFrame({"a": ["0"]})]
+    >>> encoded, counts = encode_chunks(chunks, schema, schema)
+    >>> encoded["a"].tolist(), counts["records"]
+    ([1, 0, 0], 3)
+    """
+    encoded, counts, countable = [], None, True
+    for chunk in chunks:
+        encoded.append(encode_table(chunk, view))
+        if countable:
+            try:
+                part = quality_counts(chunk, schema)
+                counts = part if counts is None else merge_quality(counts, part)
+            except Exception:  # noqa: BLE001
+                counts, countable = None, False
+        if on_chunk is not None:
+            on_chunk(len(chunk))
+    joined = pd.concat(encoded, ignore_index=True) if len(encoded) > 1 else encoded[0]
+    return joined, counts
+
+
+def csv_header(data: Any, delimiter: str = ",") -> tuple[list[str], int]:
+    """A CSV's header names (by :func:`read_table`'s rules) and the byte offset where its first record line begins:
+    the cut after which a cluster reads its lines in byte ranges (:func:`block_lines`)."""
+    header, _ = _csv_lines(data, delimiter)
+    with open(data, "rb") as handle:
+        handle.readline()
+        return header, handle.tell()
+
+
+def block_lines(path: str | os.PathLike[str], start: int, end: int) -> Iterator[str]:
+    r"""The lines of a CSV that *begin* in bytes ``[start, end)``, decoded by :func:`decode_line` (``start`` ≥ 1: at
+    or after :func:`csv_header`'s offset). Ranges that tile the file after the header give each line exactly once, in
+    order, as :func:`read_table` reads them.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "t.csv"
+    ...     _ = path.write_bytes(b"a,b\n1,x\n22,y\r\n3,z")
+    ...     [list(block_lines(path, a, b)) for a, b in ((4, 9), (9, 20))]
+    [['1,x', '22,y'], ['3,z']]
+    """
+    with open(path, "rb") as handle:
+        handle.seek(start - 1)
+        handle.readline()  # the rest of the line holding byte start − 1: it begins in the range before
+        while handle.tell() < end:
+            raw = handle.readline()
+            if not raw:
+                break
+            yield decode_line(raw)
 
 
 def _csv_lines(data: Any, delimiter: str) -> tuple[list[str], Iterator[str]]:
@@ -207,7 +277,7 @@ def _parse(numbered: list[tuple[int, str]], header: list[str], delimiter: str) -
     blank = 0
     malformed = []
     for number, line in numbered:
-        if _blank(line, delimiter):  # layout; a line holding the separator is a record
+        if blank_line(line, delimiter):  # layout; a line holding the separator is a record
             blank += 1
             continue
         cells = _fields(line, delimiter)
@@ -282,6 +352,54 @@ def _columnar_header(parts: list[Path], kind: str, data: Any) -> list[str]:
     return header
 
 
+def columnar_pieces(data: Any) -> tuple[list[str], list[tuple[str, str, int]], list[int]]:
+    """A columnar table's header, its pieces — ``(kind, file, index)``: each Parquet row group, each Arrow IPC record
+    batch, in the files' name order — and each piece's number of records, all from metadata (no value is read): the
+    cuts by which a cluster reads it (:mod:`dpcd.release.cluster`). A table without a piece has one empty piece,
+    ``("empty", "", 0)``, so that its header is kept."""
+    import pyarrow as pa
+    import pyarrow.parquet as parquet
+
+    files, kind = _columnar_parts(data)
+    header = _columnar_header(files, kind, data)
+    pieces, rows = [], []
+    for file in files:
+        if kind == "parquet":
+            metadata = parquet.ParquetFile(file).metadata
+            sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+        else:
+            with pa.memory_map(str(file)) as source:
+                reader = pa.ipc.open_file(source)
+                sizes = [reader.get_batch(i).num_rows for i in range(reader.num_record_batches)]
+        pieces += [(kind, os.fspath(file), index) for index in range(len(sizes))]
+        rows += sizes
+    return header, (pieces or [("empty", "", 0)]), (rows or [0])
+
+
+def columnar_piece_chunks(piece: tuple[str, str, int], header: list[str], rows: int) -> Iterator[pd.DataFrame]:
+    """One piece of :func:`columnar_pieces` in chunks of at most ``rows`` records (at least one, perhaps empty), each
+    cell read by :func:`arrow_frame` as :func:`read_chunks` reads it."""
+    import pyarrow as pa
+    import pyarrow.parquet as parquet
+
+    kind, path, index = piece
+    if kind == "parquet":
+        batches = list(parquet.ParquetFile(path).iter_batches(batch_size=rows, row_groups=[index]))
+        yield from (arrow_frame(batch, header) for batch in batches) if batches else [empty_table(header)]
+    elif kind == "feather":
+        with pa.memory_map(path) as source:
+            batch = pa.ipc.open_file(source).get_batch(index)
+            for start in range(0, max(batch.num_rows, 1), rows):
+                yield arrow_frame(batch.slice(start, rows), header)
+    else:
+        yield empty_table(header)
+
+
+def empty_table(header: list[str]) -> pd.DataFrame:
+    """A table of no records with ``header``'s columns (text cells)."""
+    return pd.DataFrame({name: pd.Series([], dtype=object) for name in header}, columns=header)
+
+
 def _columnar_rows(part: Path, kind: str) -> int:
     """A part's number of records, from its metadata (no value is read)."""
     import pyarrow as pa
@@ -317,9 +435,7 @@ def _columnar_chunks(data: Any, rows: int) -> Iterator[pd.DataFrame]:
     for part in parts:
         for batch in batches(part):
             for start in range(0, batch.num_rows, rows):
-                piece = batch.slice(start, rows)
-                frame = pd.DataFrame({name: pd.Series(piece.column(j).to_pylist(), dtype=object)
-                                      for j, name in enumerate(header)}, columns=header)
+                frame = arrow_frame(batch.slice(start, rows), header)
                 pending.append(frame)
                 held += len(frame)
                 while held >= rows:
@@ -329,8 +445,14 @@ def _columnar_chunks(data: Any, rows: int) -> Iterator[pd.DataFrame]:
                     rest = joined.iloc[rows:].reset_index(drop=True)
                     pending, held = ([rest] if len(rest) else []), len(rest)
     if pending or not emitted:
-        yield (pd.concat(pending, ignore_index=True) if pending
-               else pd.DataFrame({name: pd.Series([], dtype=object) for name in header}, columns=header))
+        yield pd.concat(pending, ignore_index=True) if pending else empty_table(header)
+
+
+def arrow_frame(batch: Any, header: list[str]) -> pd.DataFrame:
+    """A ``pyarrow`` record batch as text-like cells: each column's cells as Python values (None where missing), so
+    that no cell's type depends on another's — the one conversion of every columnar read."""
+    return pd.DataFrame({name: pd.Series(batch.column(j).to_pylist(), dtype=object) for j, name in enumerate(header)},
+                        columns=header)
 
 
 def _checked_path(data: Any, delimiter: str) -> str | os.PathLike[str]:
@@ -344,7 +466,7 @@ def _checked_path(data: Any, delimiter: str) -> str | os.PathLike[str]:
     return data
 
 
-def _blank(line: str, delimiter: str) -> bool:
+def blank_line(line: str, delimiter: str) -> bool:
     """A blank line: nothing but white space and no separator (layout, not a record)."""
     return delimiter not in line and not line.strip()
 
@@ -381,12 +503,22 @@ def _iter_lines(file: Path) -> Iterator[str]:
     character contains, so splitting before decoding gives the same text) and each line decoded on its own."""
     with open(file, "rb") as handle:
         for number, raw in enumerate(handle):
-            line = raw.decode("utf-8", errors="replace")
-            if number == 0 and line.startswith("\ufeff"):
-                line = line[1:]  # a byte-order mark is not part of the first column's name
-            if line.endswith("\n"):
-                line = line[:-1]
-            yield line[:-1] if line.endswith("\r") else line
+            yield decode_line(raw, first=number == 0)
+
+
+def decode_line(raw: bytes, *, first: bool = False) -> str:
+    r"""One line's bytes (up to and including its ``\n``) as :func:`read_table` reads them: UTF-8 with replacement
+    characters, without its ``\n`` or ``\r\n``, and — on the file's ``first`` line — without a byte-order mark.
+
+    >>> decode_line(b"\xef\xbb\xbfa,b\r\n", first=True), decode_line(b"1,\xff\n")
+    ('a,b', '1,\ufffd')
+    """
+    line = raw.decode("utf-8", errors="replace")
+    if first and line.startswith("\ufeff"):
+        line = line[1:]  # a byte-order mark is not part of the first column's name
+    if line.endswith("\n"):
+        line = line[:-1]
+    return line[:-1] if line.endswith("\r") else line
 
 
 def _fields(line: str, delimiter: str = ",") -> list[str] | None:
