@@ -665,7 +665,8 @@ def mark_degenerate_diagnostics(comparison: pd.DataFrame, companions: pd.DataFra
             continue
         note = str(row["note"]) if isinstance(row["note"], str) else ""
         comparison.loc[index, "note"] = (note + "; " if note else "") + (
-            f"{DEGENERATE_NOTE}: {found[0]} is {float(found[1]):.2f} at this setting, so it cannot explain the miss")
+            f"{DEGENERATE_NOTE}: {found[0]} is {float(found[1]):.2f} at this setting, so "
+            + ("it cannot explain the miss" if row["verdict"] == "not reproduced" else "it explains nothing"))
     return comparison
 
 
@@ -921,7 +922,9 @@ How a verdict is decided (fixed before any run):
   trivial graphs' rates under the rows' convention (an empty denominator scores 1: the empty graph has TPR 0,
   FPR 0, TDR 1; the complete graph TPR 1, FPR 1), a coin's accuracy and a line without noise (retention 1);
   on top, per paper: a random graph's TDR s and our non-private PC at the same setting (paper 000), a coin
-  on the pairs (private ANM), a random graph with as many edges (qualitative F1 claims).
+  on the pairs (private ANM), and a random graph with as many edges as each of our runs (paper 000's TPR and
+  FPR rows, PCD's F1 rows and the qualitative F1 claims: fixed in kind before the run, it takes each run's
+  edge count, so it asks whether our edges beat as many edges placed at random).
 * **not refuted**: a privacy claim whose audit found no violation. An audit gives a lower bound on ε; it can
   refute a guarantee, never prove one, so such a row says *not refuted* and states the largest bound the
   audit could have shown (its power).
