@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .discovery.algorithm import AlgorithmResult
 from .discovery.pc import worst_case_tests
@@ -298,9 +297,10 @@ class ReleasePlan:
             parameters["max_tests"] = self.limits.max_tests
         return parameters
 
-    def run(self, data: pd.DataFrame, *, rng: RngLike) -> AlgorithmResult:
-        """Run the algorithm on ``data`` encoded by :attr:`view` (integer codes or bounded numbers), with this plan's
-        parameters and the public domains of the view; the only data step of a release.
+    def run(self, data: Any, *, rng: RngLike) -> AlgorithmResult:
+        """Run the algorithm on ``data`` encoded by :attr:`view` (integer codes or bounded numbers, or for an
+        algorithm that :func:`~dpcd.registry.reads_counts` their :class:`~dpcd.discovery.counted.CountedRows`), with this plan's parameters
+        and the public domains of the view; the only data step of a release.
 
         Returns the algorithm's :class:`~dpcd.discovery.algorithm.AlgorithmResult` (its graph is ``result.cpdag``).
         """

@@ -72,6 +72,8 @@ from .privacy.relation import relation as as_relation
 from .validation import check_delta, check_epsilon, check_int
 
 __all__ = [
+    "COUNTED_RUNS",
+    "reads_counts",
     "PrivateAlgorithm",
     "AlgorithmUnavailable",
     "ALGORITHMS",
@@ -106,6 +108,23 @@ ALGORITHMS: dict[str, PrivateAlgorithm] = {algorithm.name: algorithm for algorit
     PCD, NOLEAKS, CURATE_SB)}
 """Every private discovery algorithm of the package, by name: each module exports one
 :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`, imported here plainly."""
+
+COUNTED_RUNS = (MARGINAL_PC.run, MST_PC.run, AIM_PC.run)
+"""The ``run`` functions that read their data only through contingency tables
+(:func:`dpcd.discovery.counted.marginal_table`), so that a table's distinct rows with their counts give the same run
+as its rows (tested)."""
+
+
+def reads_counts(spec: PrivateAlgorithm) -> bool:
+    """Whether ``spec`` runs the same from a table's :class:`~dpcd.discovery.counted.CountedRows` as from its rows:
+    its ``run`` is one of :data:`COUNTED_RUNS`, by identity (a variant with another run — a deliberately broken one,
+    say — reads rows). A release then holds only the distinct encoded rows, bounded by the public domain.
+
+    >>> reads_counts(ALGORITHMS["marginal_pc"]), reads_counts(ALGORITHMS["em_pc"])
+    (True, False)
+    """
+    return any(spec.run is run for run in COUNTED_RUNS)
+
 
 AUTO_PREFERENCE: dict[str, tuple[str, ...]] = {
     "categorical": ("marginal_pc", "mst_pc", "em_pc", "priv_pc", "curate", "svt_pc", "lapmech"),

@@ -6,6 +6,8 @@ The engine and shared pieces:
 * ``algorithm`` — :class:`~dpcd.discovery.algorithm.PrivateAlgorithm`, the object every algorithm module exports;
 * ``kendall_family`` — the Kendall's τ tests Priv-PC, SVT-PC and the sub-sampled Gaussian PC share;
 * ``tables`` — PC on a released full contingency table (LapMech, AIM-PC);
+* ``counted`` — a table as its distinct rows with their counts (:class:`~dpcd.discovery.counted.CountedRows`), which the
+  table-reading algorithms run on as on every row;
 * ``private_notears`` — the private NOTEARS pieces NOLEAKS and CURATE-SB share.
 
 Constraint-based algorithms: ``em_pc``, ``lapmech``, ``privpc_star`` (Xu et al. 2017); ``priv_pc``, ``svt_pc``,

@@ -101,14 +101,14 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ..ci.discrete import marginal_table
 from ..privacy import PrivacyLedger
 from ..privacy.mechanisms import exponential_mechanism, gaussian_noise
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..privacy.zcdp import zcdp_epsilon, zcdp_rho
 from ..schema import check_codes, public_levels
-from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
+from ..validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .algorithm import PrivateAlgorithm
+from .counted import as_codes, code_rows, marginal_table, named
 from .pc import PCResult, node_names_of, run_pc
 from .tables import NoisyTableDecider, all_marginals, check_table_cells
 
@@ -320,11 +320,11 @@ def _aim(data, *, levels, epsilon_total: float, delta: float, rng: RngLike, work
     workload_order = check_int(workload_order, "workload_order", minimum=1)
     rounds_per_column = check_int(rounds_per_column, "rounds_per_column", minimum=2)
     max_cells = check_int(max_cells, "max_cells", minimum=1)
-    codes = as_data_matrix(data, kind="discrete")
+    codes = as_codes(data)
     n, d = codes.shape
     levels = public_levels(levels, d, node_names_of(data))
     check_table_cells(levels, max_cells, "AIM-PC")
-    check_codes(codes, levels)
+    check_codes(code_rows(codes), levels)
     generator = as_rng(rng)
     order = min(workload_order, d)
     weights = workload_weights(d, order)
@@ -422,7 +422,7 @@ def aim_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alpha: fl
     """
     alpha = check_probability(alpha, "alpha")
     names = node_names_of(data, node_names)
-    frame = data if node_names is None else pd.DataFrame(np.asarray(data), columns=names)
+    frame = data if node_names is None else named(data, names)
     model = aim_table(frame, levels=levels, epsilon_total=epsilon_total, delta=delta, rng=rng,
                       workload_order=workload_order, rounds_per_column=rounds_per_column, max_cells=max_cells)
     result, decider = pc_on_table(model.table, names, alpha, max_order=max_order, ledger=model.ledger,

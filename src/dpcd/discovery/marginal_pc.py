@@ -150,7 +150,6 @@ from typing import Sequence
 import networkx as nx
 import numpy as np
 
-from ..ci.discrete import marginal_table
 from ..ci.noisy import DEFAULT_BOOTSTRAP, noisy_table_test, pairwise_screen_test
 from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
@@ -159,7 +158,6 @@ from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import check_codes, public_levels
 from ..validation import (
     RngLike,
-    as_data_matrix,
     as_rng,
     check_delta,
     check_epsilon,
@@ -168,6 +166,7 @@ from ..validation import (
     check_probability,
 )
 from .algorithm import PrivateAlgorithm
+from .counted import as_codes, code_rows, marginal_table
 from .pc import Decider, PCResult, node_names_of, orient, run_pc
 
 __all__ = ["marginal_pc", "worst_case", "order_weights", "MarginalTablesDecider", "MARGINAL_PC", "RELATION", "PUBLIC",
@@ -676,10 +675,10 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
     candidates = _caps(candidates, "candidates")
     more_candidates = _caps(more_candidates, "more_candidates")
     noise_ratio = check_positive(noise_ratio, "noise_ratio", allow_zero=True)
-    codes = as_data_matrix(data, kind="discrete")
+    codes = as_codes(data)
     names = node_names_of(data, node_names)
     levels = public_levels(levels, codes.shape[1], names)
-    check_codes(codes, levels)
+    check_codes(code_rows(codes), levels)
     order = DEFAULT_MAX_ORDER if max_order is None else check_int(max_order, "max_order", minimum=0)
     order = min(order, codes.shape[1] - 2)
     mus = _order_mus(epsilon_total, delta, order)

@@ -79,14 +79,14 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from ..ci.discrete import marginal_table
 from ..privacy import PrivacyLedger
 from ..privacy.mechanisms import exponential_mechanism, gdp_gaussian_mechanism
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..privacy.zcdp import zcdp_epsilon, zcdp_rho
 from ..schema import check_codes, public_levels
-from ..validation import RngLike, as_data_matrix, as_rng, check_delta, check_epsilon, check_int, check_probability
+from ..validation import RngLike, as_rng, check_delta, check_epsilon, check_int, check_probability
 from .algorithm import PrivateAlgorithm
+from .counted import as_codes, code_rows, marginal_table, named
 from .pc import PCResult, node_names_of, pc
 
 __all__ = ["mst_synthetic", "mst_pc", "worst_case", "measure_one_way", "select_tree", "measure_tree",
@@ -228,11 +228,11 @@ def mst_synthetic(data, *, levels, epsilon_total: float, delta: float = 1e-6, rn
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total")
     delta = check_delta(delta)
-    codes = as_data_matrix(data, kind="discrete")
+    codes = as_codes(data)
     n, d = codes.shape
     names = node_names_of(data)
     levels = public_levels(levels, d, names)
-    check_codes(codes, levels)
+    check_codes(code_rows(codes), levels)
     generator = as_rng(rng)
     rho, eps_round, mu = _budgets(epsilon_total, delta, d)
     one_way, sigma1 = measure_one_way(codes, levels, mu=mu, rng=generator)
@@ -271,7 +271,7 @@ def mst_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alpha: fl
     alpha = check_probability(alpha, "alpha")
     names = node_names_of(data, node_names)
     ledger = PrivacyLedger("replace", public=PUBLIC)
-    frame = data if node_names is None else pd.DataFrame(np.asarray(data), columns=names)
+    frame = data if node_names is None else named(data, names)
     synthetic, tree = mst_synthetic(frame, levels=levels, epsilon_total=epsilon_total, delta=delta, rng=rng,
                                     ledger=ledger)
     result = pc(synthetic, ci_test="g2", alpha=alpha, max_order=max_order, max_tests=max_tests, node_names=names)

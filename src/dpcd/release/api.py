@@ -96,7 +96,7 @@ from ..preparation import (
 )
 from ..privacy.relation import Relation, convert
 from ..privacy.relation import relation as as_relation
-from ..registry import ALGORITHMS, PrivateAlgorithm, release_refusal, resolve_algorithm
+from ..registry import ALGORITHMS, PrivateAlgorithm, reads_counts, release_refusal, resolve_algorithm
 from ..schema import DataPreparationError, Schema, SchemaError
 from ..statements import check_dependence
 from ..validation import (
@@ -689,14 +689,16 @@ def _prepare(request: _Request, n: int | None, bar: _Progress | None) -> _Prepar
 
 
 def _read(data: Any, plan: ReleasePlan, delimiter: str, bar: _Progress | None,
-          rows: int | None) -> tuple[pd.DataFrame, tuple[str, ...]]:
+          rows: int | None) -> tuple[Any, tuple[str, ...]]:
     """Step 3: the values, read in chunks of :data:`~dpcd.release.tables.CHUNK_ROWS` records
     (:func:`~dpcd.release.tables.read_chunks`: only one chunk's cells are held at a time), each encoded by the schema's
     rules as the plan's view reads them, in the file's order; and what the rules did (for the holder's terminal only,
     never written; a count that cannot be made never stops a release) — on a cluster part by part
     (:func:`~dpcd.release.cluster.encode_on_cluster`) by the same code. The encoded table is the same whatever the
-    chunk size or the parts, so is the release."""
-    read = 0
+    chunk size or the parts, so is the release. For an algorithm that reads contingency tables only
+    (:func:`dpcd.registry.reads_counts`) what is held is the distinct encoded rows with their counts
+    (:class:`~dpcd.discovery.counted.CountedRows`), bounded by the domain, not by n."""
+    read, counted = 0, reads_counts(plan.spec)
 
     def tick(records: int) -> None:
         nonlocal read
@@ -705,9 +707,11 @@ def _read(data: Any, plan: ReleasePlan, delimiter: str, bar: _Progress | None,
                + "records")
 
     if is_cluster_source(data):
-        encoded, counts = encode_on_cluster(data, plan.view, plan.schema, delimiter=delimiter, on_chunk=tick)
+        encoded, counts = encode_on_cluster(data, plan.view, plan.schema, delimiter=delimiter, on_chunk=tick,
+                                            counted=counted)
     else:
-        encoded, counts = encode_chunks(read_chunks(data, delimiter=delimiter), plan.view, plan.schema, tick)
+        encoded, counts = encode_chunks(read_chunks(data, delimiter=delimiter), plan.view, plan.schema, tick,
+                                        counted=counted)
     quality = (("the schema's rules could not be counted on these cells; `dpcd schema DATA --check SCHEMA` counts "
                 "them on the CSV",) if counts is None else tuple(quality_lines(counts, plan.schema)))
     return encoded, quality

@@ -45,6 +45,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..discovery.counted import CountedRows
 from ..schema import Schema
 from .tables import (
     CHUNK_ROWS,
@@ -56,6 +57,7 @@ from .tables import (
     csv_chunks,
     csv_header,
     encode_chunks,
+    join_encoded,
     merge_quality,
     read_chunks,
 )
@@ -203,15 +205,16 @@ def _part_chunks(part: tuple[Any, ...], header: list[str], delimiter: str, rows:
         yield from columnar_piece_chunks(part, header, rows)
 
 
-def _encode_part(part: tuple[Any, ...], header: list[str], delimiter: str, view: Schema,
-                 schema: Schema) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+def _encode_part(part: tuple[Any, ...], header: list[str], delimiter: str, view: Schema, schema: Schema,
+                 counted: bool) -> tuple[Any, dict[str, Any] | None]:
     """A worker's task: one part read and encoded (:func:`~dpcd.release.tables.encode_chunks`)."""
-    return encode_chunks(_part_chunks(part, header, delimiter, CHUNK_ROWS), view, schema)
+    return encode_chunks(_part_chunks(part, header, delimiter, CHUNK_ROWS), view, schema, counted=counted)
 
 
-def _encode_partition(frame: pd.DataFrame, view: Schema, schema: Schema) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+def _encode_partition(frame: pd.DataFrame, view: Schema, schema: Schema,
+                      counted: bool) -> tuple[Any, dict[str, Any] | None]:
     """A worker's task: one partition of a Dask DataFrame encoded as the in-memory path encodes a DataFrame."""
-    return encode_chunks(read_chunks(frame), view, schema)
+    return encode_chunks(read_chunks(frame), view, schema, counted=counted)
 
 
 def cluster_shape(data: Any, *, delimiter: str = ",") -> tuple[list[str], int]:
@@ -228,22 +231,25 @@ def cluster_shape(data: Any, *, delimiter: str = ",") -> tuple[list[str], int]:
 
 
 def encode_on_cluster(data: Any, view: Schema, schema: Schema, *, delimiter: str = ",",
-                      on_chunk: Callable[[int], None] | None = None) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+                      on_chunk: Callable[[int], None] | None = None,
+                      counted: bool = False) -> tuple[pd.DataFrame | CountedRows, dict[str, Any] | None]:
     """What :func:`~dpcd.release.tables.encode_chunks` returns for the whole table, computed part by part on the
     cluster: the encoded table (parts joined in the table's order) and the quality counts merged in that order
-    (None when a part's cannot be made). ``on_chunk(records)`` is told each part's size as it arrives."""
+    (None when a part's cannot be made). ``on_chunk(records)`` is told each part's size as it arrives. ``counted``:
+    each worker returns its part's distinct rows with counts, which is all that travels back (the statistic a
+    algorithm that :func:`~dpcd.registry.reads_counts` needs), combined here."""
     dask = _dask()
     if _is_dask_frame(data):
-        tasks = [dask.delayed(_encode_partition)(part, view, schema) for part in data.to_delayed()]
+        tasks = [dask.delayed(_encode_partition)(part, view, schema, counted) for part in data.to_delayed()]
         scheduler = None
     else:
         header, parts, _ = _parts(data, delimiter)
-        tasks = [dask.delayed(_encode_part)(part, header, delimiter, view, schema) for part in parts]
+        tasks = [dask.delayed(_encode_part)(part, header, delimiter, view, schema, counted) for part in parts]
         scheduler = data.scheduler
-    results = _run(tasks, scheduler, None if on_chunk is None else lambda result: on_chunk(len(result[0])))
+    results = _run(tasks, scheduler, None if on_chunk is None else lambda result: on_chunk(result[0].shape[0]))
     encoded = [frame for frame, _ in results]
     counts = None
     if all(part is not None for _, part in results):
         for _, part in results:
             counts = part if counts is None else merge_quality(counts, part)
-    return (pd.concat(encoded, ignore_index=True) if len(encoded) > 1 else encoded[0]), counts
+    return join_encoded(encoded, view), counts

@@ -35,10 +35,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..discovery.counted import CountedRows
 from ..schema import Column, DataPreparationError, Schema, SchemaError
 
 __all__ = ["read_table", "read_chunks", "table_shape", "encode_table", "plain_cell", "check_line_labels", "CHUNK_ROWS",
-           "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines", "encode_chunks",
+           "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines", "encode_chunks", "join_encoded",
            "csv_chunks", "decode_line", "arrow_frame", "csv_header", "block_lines", "blank_line", "columnar_pieces",
            "columnar_piece_chunks", "empty_table"]
 
@@ -196,22 +197,40 @@ def csv_chunks(numbered: Iterable[tuple[int, str]], header: list[str], delimiter
 
 
 def encode_chunks(chunks: Iterable[pd.DataFrame], view: Schema, schema: Schema,
-                  on_chunk: Callable[[int], None] | None = None) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+                  on_chunk: Callable[[int], None] | None = None, *,
+                  counted: bool = False) -> tuple[pd.DataFrame | CountedRows, dict[str, Any] | None]:
     """The chunks of one table (or of one part of it) encoded by :func:`encode_table` under ``view`` and joined in
     order, with their :func:`quality_counts` under ``schema`` merged (None when the counts cannot be made: a count
     never stops a release). ``on_chunk(records)`` is told each chunk's size. Every path of a release — in memory,
     streamed, on a cluster — encodes by this function, so the encoded table depends on the records and their order
     only, never on how they were cut.
 
+    ``counted``: for an algorithm that reads contingency tables only (:func:`dpcd.registry.reads_counts`), each chunk's codes are
+    reduced at once to their distinct rows with counts (:class:`~dpcd.discovery.counted.CountedRows`, over the view's
+    public levels) and merged, so what is held is bounded by the number of distinct rows, not by n; the result
+    depends on the multiset of records only.
+
     >>> schema = Schema.categorical([2], names=["a"])
     >>> chunks = [pd.DataFrame({"a": ["1", "x"]}), pd.DataFrame({"a": ["0"]})]
     >>> encoded, counts = encode_chunks(chunks, schema, schema)
     >>> encoded["a"].tolist(), counts["records"]
     ([1, 0, 0], 3)
+    >>> two = Schema.categorical([2, 2], names=["a", "b"])
+    >>> rows, _ = encode_chunks([pd.DataFrame({"a": ["1", "0"], "b": ["0", "1"]}), pd.DataFrame({"a": ["1"], "b": ["0"]})],
+    ...                         two, two, counted=True)
+    >>> rows.rows.tolist(), rows.counts.tolist(), rows.shape
+    ([[0, 1], [1, 0]], [1, 2], (3, 2))
     """
-    encoded, counts, countable = [], None, True
+    encoded: list[Any] = []
+    counts, countable, pending = None, True, 0
     for chunk in chunks:
-        encoded.append(encode_table(chunk, view))
+        codes = encode_table(chunk, view)
+        if counted:
+            codes = CountedRows.from_codes(codes.to_numpy(), view.names)
+            pending += len(codes.rows) if encoded else 0  # distinct rows held beside the merged first part
+        encoded.append(codes)
+        if counted and pending >= max(len(encoded[0].rows), CHUNK_ROWS):  # merged rarely: amortised cost
+            encoded, pending = [CountedRows.combine(encoded)], 0
         if countable:
             try:
                 part = quality_counts(chunk, schema)
@@ -220,8 +239,15 @@ def encode_chunks(chunks: Iterable[pd.DataFrame], view: Schema, schema: Schema,
                 counts, countable = None, False
         if on_chunk is not None:
             on_chunk(len(chunk))
-    joined = pd.concat(encoded, ignore_index=True) if len(encoded) > 1 else encoded[0]
-    return joined, counts
+    return join_encoded(encoded, view), counts
+
+
+def join_encoded(parts: list[Any], view: Schema) -> pd.DataFrame | CountedRows:
+    """Encoded parts of one table, in its order, as one: DataFrames concatenated, or
+    :class:`~dpcd.discovery.counted.CountedRows` combined."""
+    if isinstance(parts[0], CountedRows):
+        return CountedRows.combine(parts)
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
 def csv_header(data: Any, delimiter: str = ",") -> tuple[list[str], int]:
