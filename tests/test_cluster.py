@@ -69,7 +69,7 @@ def test_one_release_in_memory_streamed_and_on_a_two_worker_cluster(tmp_path, cl
     schema = sample.schema()
     frame = sample.data.astype(str)
     forms = _forms(frame, tmp_path)
-    monkeypatch.setattr(tables, "CHUNK_ROWS", 97)  # the workers import their own copy: their chunks stay 100 000
+    monkeypatch.setattr(tables, "CHUNK_ROWS", 97)  # this process's chunks only: each worker process has its own
     expected = _release(forms["frame"], schema, tmp_path / "out-memory")
     assert _release(forms["csv"], schema, tmp_path / "out-streamed") == expected
     address = cluster.scheduler_address
@@ -106,7 +106,7 @@ def test_a_cluster_read_refuses_a_bad_structure_before_any_value_is_read(tmp_pat
         cluster_shape(ClusterTable(other))
     feather.write_feather(pa.table({"a": [1, 2], "c": [0, 1]}), tmp_path / "t.feather")
     out = tmp_path / "out"
-    with pytest.raises(DataPreparationError, match="c"):
+    with pytest.raises(DataPreparationError, match="'b'"):
         _release(ClusterTable(tmp_path / "t.feather"), schema, out)
     assert not out.exists() or not any(out.iterdir())
     with pytest.raises(FileNotFoundError):
@@ -115,3 +115,36 @@ def test_a_cluster_read_refuses_a_bad_structure_before_any_value_is_read(tmp_pat
         ClusterTable(tmp_path / "t.csv", block_bytes=0)
     with pytest.raises(TypeError, match="scheduler"):
         ClusterTable(tmp_path / "t.csv", scheduler=8786)
+    with pytest.raises(TypeError, match="scheduler"):
+        ClusterTable(tmp_path / "t.csv", scheduler=" ")
+    good = tmp_path / "good.parquet"
+    parquet.write_table(pa.table({"a": [1, 2] * 60, "b": [0, 1] * 60}), good)
+    (tmp_path / "truncated.parquet").write_bytes(good.read_bytes()[:40])
+    with pytest.raises(DataPreparationError, match="truncated.parquet"):
+        cluster_shape(ClusterTable(tmp_path / "truncated.parquet"))
+    with pytest.raises(DataPreparationError, match="unique"):
+        cluster_shape(dd.from_pandas(pd.DataFrame([[0, 1]], columns=[1, "1"]), npartitions=1))
+
+
+def test_a_relative_path_is_made_absolute_for_the_workers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    table = ClusterTable("t.csv")
+    assert table.path == str(tmp_path / "t.csv")
+
+
+def test_a_table_that_changes_between_its_count_and_its_read_is_refused(tmp_path, monkeypatch):
+    sample = load_bnlearn("asia", 1_200, rng=3)
+    path = tmp_path / "t.csv"
+    sample.data.astype(str).to_csv(path, index=False)
+    real = tables.read_chunks
+
+    def growing(data, **kwargs):  # a writer appends records after the structure was counted
+        with open(path, "a") as handle:
+            handle.write("0,0,0,0,0,0,0,0\n" * 5)
+        return real(data, **kwargs)
+
+    monkeypatch.setattr("dpcd.release.api.read_chunks", growing)
+    out = tmp_path / "out"
+    with pytest.raises(DataPreparationError, match="changed while it was read"):
+        _release(path, sample.schema(), out)
+    assert not out.exists() or not any(out.iterdir())

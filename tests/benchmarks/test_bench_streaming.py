@@ -39,7 +39,7 @@ _CHILD = textwrap.dedent("""
         data = ClusterTable(data, scheduler=local.scheduler_address)
         start = time.perf_counter()  # the cluster's start-up is not the read
     out = tempfile.mkdtemp() + "/release"
-    dpcd.discover(data, schema=schema, epsilon=1.0, algorithm="marginal_pc", rng=1, progress=False, out=out,
+    dpcd.discover(data, schema=schema, epsilon=1.0, delta=1e-10, algorithm="marginal_pc", rng=1, progress=False, out=out,
                   options=dpcd.ReleaseOptions(forecast_repetitions=0))
     seconds = time.perf_counter() - start
     if local is not None:

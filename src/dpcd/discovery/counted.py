@@ -33,7 +33,7 @@ __all__ = ["CountedRows", "as_codes", "code_rows", "named", "marginal_table"]
 
 @dataclass(frozen=True, eq=False)
 class CountedRows:
-    """Distinct rows of integer codes (``rows``: distinct rows × variables, int64, in sorted order) and how often
+    """Distinct rows of integer codes (``rows``: distinct rows × variables, integers, in sorted order) and how often
     each occurs (``counts``: int64, each ≥ 1), with the variables' names (``columns``). ``shape`` is that of the table
     it stands for, (n, p) with n = Σ counts, so code that reads n and p from ``codes.shape`` and its tables from
     :func:`marginal_table` reads the same values from either form."""
@@ -47,9 +47,15 @@ class CountedRows:
         return int(self.counts.sum()), int(self.rows.shape[1])
 
     @classmethod
-    def from_codes(cls, codes: Any, columns: Sequence[str], counts: np.ndarray | None = None) -> CountedRows:
-        """The distinct rows of ``codes`` (each weighted by ``counts``, default 1) with their summed counts, sorted."""
-        codes = np.asarray(codes, dtype=np.int64).reshape(-1, len(columns))
+    def from_codes(cls, codes: Any, columns: Sequence[str], counts: np.ndarray | None = None,
+                   levels: Sequence[int] | None = None) -> CountedRows:
+        """The distinct rows of ``codes`` (each weighted by ``counts``, default 1) with their summed counts, sorted;
+        held in the narrowest integer type the public ``levels`` allow (without them: as given, if integers)."""
+        codes = np.asarray(codes).reshape(-1, len(columns))
+        if levels is not None:
+            codes = codes.astype(np.min_scalar_type(-max(int(k) for k in levels)), copy=False)
+        elif not np.issubdtype(codes.dtype, np.integer):
+            codes = codes.astype(np.int64)
         weights = np.ones(len(codes), dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
         rows, inverse = np.unique(codes, axis=0, return_inverse=True)
         summed = np.bincount(inverse.ravel(), weights=weights, minlength=len(rows)).astype(np.int64)

@@ -805,6 +805,10 @@ def discover(
         plan = prepared.plan
         _begin(bar, "reading and encoding the table by the schema")  # 3. the values: the charged run's only input
         encoded, quality = _read(data, plan, options.delimiter, bar, n)
+        if n is not None and encoded.shape[0] != n:  # the plan was calibrated at n: a table that changed is refused
+            raise DataPreparationError(f"{encoded.shape[0]:,} records were read where the table's structure gave "
+                                       f"{n:,}: the table changed while it was read; release from a table that no "
+                                       "one writes to")
         _done(bar)
         _begin(bar, f"running {plan.spec.label}" + (f" (at most {plan.limits.max_tests} CI decisions)"
                                                     if plan.limits.max_tests else ""))

@@ -3,9 +3,9 @@
 A release from a table too large for one machine's reading time runs its read on a Dask cluster: the table is cut
 into **parts** by its structure alone — a CSV into byte ranges at line ends, a Parquet file into its row groups, an
 Arrow IPC / Feather file into its record batches, a folder into its files, a Dask DataFrame into its partitions —
-and each worker reads its parts and encodes them by exactly the code of the one-machine path
-(:func:`dpcd.release.tables.csv_chunks` / :func:`~dpcd.release.tables.arrow_frame`, then
-:func:`~dpcd.release.tables.encode_chunks`). The encoded parts come back in the table's order and are joined, so
+and each worker reads its parts and encodes them by the one-machine path's rules and code
+(:func:`dpcd.release.tables.csv_chunks` for lines, :func:`~dpcd.release.tables.arrow_frame` for every columnar
+batch, then :func:`~dpcd.release.tables.encode_chunks`). The encoded parts come back in the table's order and are joined, so
 the release is the one :func:`dpcd.release.discover` makes from the same records on one machine: byte-identical
 ``graph.json`` and ``privacy.json`` with the same seed, whatever the number of parts (tested on a local two-worker
 cluster).
@@ -19,7 +19,7 @@ What it does not yet bound: the joined encoded table (n × p codes) is held by t
 :func:`~dpcd.release.discover`, as on the one-machine path; the cluster spreads the reading and encoding, not the
 algorithm's memory.
 
-Every worker must be able to read ``path`` (a shared file system, or one machine); a Dask DataFrame's partitions
+This process and every worker must be able to read ``path`` (a shared file system, or one machine); a Dask DataFrame's partitions
 travel as Dask moves them. Dask is an optional dependency (``pip install "dpcd[dask]"``).
 
 >>> import tempfile
@@ -43,10 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..discovery.counted import CountedRows
-from ..schema import Schema
+from ..schema import DataPreparationError, Schema
 from .tables import (
     CHUNK_ROWS,
     blank_line,
@@ -73,7 +74,8 @@ reader, never of the result."""
 class ClusterTable:
     """A table file (or folder of parts) that :func:`dpcd.release.discover` reads on a Dask cluster.
 
-    ``path``: a CSV file, or a Parquet or Arrow IPC / Feather file or folder of parts, readable by every worker.
+    ``path``: a CSV file, or a Parquet or Arrow IPC / Feather file or folder of parts, readable at the same path by
+    this process and by every worker (it is made absolute here).
     ``scheduler``: the address of a running Dask scheduler (``tcp://host:8786``); None uses the Dask client already
     active in this process, or Dask's local threads when there is none. ``block_bytes``: bytes of a CSV per part
     (:data:`BLOCK_BYTES`). Every field is public: the release does not depend on any of them.
@@ -87,12 +89,16 @@ class ClusterTable:
         if not isinstance(self.path, (str, os.PathLike)):
             raise TypeError(f"path must be a path to a CSV, Parquet or Feather file or folder, got "
                             f"{type(self.path).__name__}")
-        if self.scheduler is not None and not isinstance(self.scheduler, str):
+        if self.scheduler is not None and (not isinstance(self.scheduler, str) or not self.scheduler.strip()):
             raise TypeError(f"scheduler must be a Dask scheduler's address (e.g. 'tcp://host:8786') or None, got "
-                            f"{type(self.scheduler).__name__}")
-        if isinstance(self.block_bytes, bool) or not isinstance(self.block_bytes, int) or self.block_bytes < 1:
+                            f"{self.scheduler!r}")
+        if isinstance(self.block_bytes, bool) or not isinstance(self.block_bytes, (int, np.integer)) \
+                or self.block_bytes < 1:
             raise ValueError(f"block_bytes must be a positive integer (bytes of a CSV per part), got "
                              f"{self.block_bytes!r}")
+        # the workers run elsewhere: a relative path would name another file there (or none)
+        object.__setattr__(self, "path", os.path.abspath(os.fspath(self.path)))
+        object.__setattr__(self, "block_bytes", int(self.block_bytes))
 
 
 def _is_dask_frame(data: Any) -> bool:
@@ -218,11 +224,15 @@ def _encode_partition(frame: pd.DataFrame, view: Schema, schema: Schema,
 
 
 def cluster_shape(data: Any, *, delimiter: str = ",") -> tuple[list[str], int]:
-    """The header's names and the number of records of a cluster source (:func:`is_cluster_source`), counted part by
-    part on the cluster by :func:`~dpcd.release.tables.table_shape`'s rule (a CSV's non-blank lines; a columnar
-    file's metadata; a Dask DataFrame's partition lengths): structure, read before any value."""
+    """The header's names and the number of records of a cluster source (:func:`is_cluster_source`), by
+    :func:`~dpcd.release.tables.table_shape`'s rule: a CSV's non-blank lines, counted part by part on the cluster;
+    a columnar file's metadata, read here; a Dask DataFrame's partition lengths, which Dask computes from its
+    partitions (so a Dask DataFrame's values are computed twice; nothing but the lengths is kept). Structure: no
+    value decides anything here."""
     if _is_dask_frame(data):
         header = [str(name) for name in data.columns]
+        if len(set(header)) != len(header):
+            raise DataPreparationError("the Dask DataFrame's column names must be unique (as text)")
         dask = _dask()
         lengths = _run([dask.delayed(len)(part) for part in data.to_delayed()], None)
         return header, int(sum(lengths))

@@ -226,7 +226,7 @@ def encode_chunks(chunks: Iterable[pd.DataFrame], view: Schema, schema: Schema,
     for chunk in chunks:
         codes = encode_table(chunk, view)
         if counted:
-            codes = CountedRows.from_codes(codes.to_numpy(), view.names)
+            codes = CountedRows.from_codes(codes.to_numpy(), view.names, levels=view.levels)
             pending += len(codes.rows) if encoded else 0  # distinct rows held beside the merged first part
         encoded.append(codes)
         if counted and pending >= max(len(encoded[0].rows), CHUNK_ROWS):  # merged rarely: amortised cost
@@ -354,7 +354,11 @@ def _arrow_schema(part: Path, kind: str) -> Any:
     import pyarrow.parquet as parquet
 
     if kind == "parquet":
-        return parquet.read_schema(part)
+        try:
+            return parquet.read_schema(part)
+        except (pa.ArrowInvalid, OSError) as error:
+            raise DataPreparationError(f"data file {os.fspath(part)!r} is not a readable Parquet file ({error}); "
+                                       "write it again, or remove it from the folder") from None
     try:
         with pa.memory_map(str(part)) as source:
             return pa.ipc.open_file(source).schema
