@@ -179,3 +179,35 @@ def test_no_committed_diagnosis_or_citing_paragraph_says_a_diagnostic_line_repro
     if citing.exists():
         texts.append(citing.read_text(encoding="utf-8"))
     assert [t[:160] for t in texts if DIAGNOSTIC_REPRODUCES.search(t)] == []
+
+
+@pytest.mark.xfail(strict=True, reason="privacy_audit's committed run predates the notebook's fix (a 105-minute run: "
+                                      "the next one lands it)")
+def test_an_audit_without_a_violation_is_never_counted_as_reproducing_a_privacy_claim():
+    """An audit can refute a guarantee, never prove it: the library's own 'the audit finds no violation' rows are
+    *not refuted* where the audit held, like the papers' privacy rows (an independent review found them counted as
+    reproduced)."""
+    frame = pd.read_csv(FIGURES / "privacy_audit" / "comparison.csv")
+    stands = frame[frame["claim_id"].str.endswith(":stands")]
+    assert len(stands) and set(stands["verdict"]) <= {"not refuted", "not reproduced", "not computed"}
+    assert stands.loc[stands["verdict"] == "not refuted", "note"].str.contains("its power").all()
+
+
+def test_a_rate_that_a_constant_zero_meets_does_not_reproduce_the_iqr_claim():
+    frame = pd.read_csv(FIGURES / "private_anm" / "comparison.csv").set_index("claim_id")
+    assert frame.loc["private_anm:sec-6:iqr-bottom-rate-zero", "verdict"] != "reproduced"
+
+
+def test_no_privpc_star_diagnosis_blames_the_calibration_for_a_gap_it_closes_less_than_half_of():
+    frame = pd.read_csv(FIGURES / "em_pc" / "comparison.csv", dtype={"diagnosis": str})
+    blamed = frame[frame["diagnosis"].fillna("").str.contains("costs accuracy")]
+    for _, row in blamed.iterrows():
+        gap = float(row["paper_value"]) - float(row["ours"])
+        closed = float(row["diagnostic_value"]) - float(row["ours"])
+        assert not gap or closed / gap >= 0.5, (row["claim_id"], closed, gap)
+
+
+def test_a_held_out_goal_names_why_a_network_has_no_value():
+    frame = pd.read_csv(FIGURES / "benchmark" / "comparison.csv", dtype={"diagnosis": str})
+    held = frame[frame["claim_id"].str.contains("benchmark:held-out:eps=")]
+    assert len(held) and not held["diagnosis"].fillna("").str.contains(r"\bnan\b").any()

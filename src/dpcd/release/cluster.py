@@ -245,7 +245,7 @@ def encode_on_cluster(data: Any, view: Schema, schema: Schema, *, delimiter: str
                       counted: bool = False) -> tuple[pd.DataFrame | CountedRows, dict[str, Any] | None]:
     """What :func:`~dpcd.release.tables.encode_chunks` returns for the whole table, computed part by part on the
     cluster: the encoded table (parts joined in the table's order) and the quality counts merged in that order
-    (None when a part's cannot be made). ``on_chunk(records)`` is told each part's size as it arrives. ``counted``:
+    (None when a part's cannot be made). ``on_chunk(records)`` is told each part's size as it arrives (on Dask's local threads: all at the end). ``counted``:
     each worker returns its part's distinct rows with counts, which is all that travels back (the statistic a
     algorithm that :func:`~dpcd.registry.reads_counts` needs), combined here."""
     dask = _dask()
@@ -262,4 +262,4 @@ def encode_on_cluster(data: Any, view: Schema, schema: Schema, *, delimiter: str
     if all(part is not None for _, part in results):
         for _, part in results:
             counts = part if counts is None else merge_quality(counts, part)
-    return join_encoded(encoded, view), counts
+    return join_encoded(encoded), counts

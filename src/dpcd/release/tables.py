@@ -205,9 +205,9 @@ def encode_chunks(chunks: Iterable[pd.DataFrame], view: Schema, schema: Schema,
     streamed, on a cluster — encodes by this function, so the encoded table depends on the records and their order
     only, never on how they were cut.
 
-    ``counted``: for an algorithm that reads contingency tables only (:func:`dpcd.registry.reads_counts`), each chunk's codes are
-    reduced at once to their distinct rows with counts (:class:`~dpcd.discovery.counted.CountedRows`, over the view's
-    public levels) and merged, so what is held is bounded by the number of distinct rows, not by n; the result
+    ``counted``: for an algorithm that reads contingency tables only (:func:`dpcd.registry.reads_counts`), each
+    chunk's codes are reduced at once to their distinct rows with counts (:class:`~dpcd.discovery.counted.CountedRows`,
+    held in the narrowest integer type the view's public levels allow) and merged, so what is held is bounded by the number of distinct rows, not by n; the result
     depends on the multiset of records only.
 
     >>> schema = Schema.categorical([2], names=["a"])
@@ -239,10 +239,10 @@ def encode_chunks(chunks: Iterable[pd.DataFrame], view: Schema, schema: Schema,
                 counts, countable = None, False
         if on_chunk is not None:
             on_chunk(len(chunk))
-    return join_encoded(encoded, view), counts
+    return join_encoded(encoded), counts
 
 
-def join_encoded(parts: list[Any], view: Schema) -> pd.DataFrame | CountedRows:
+def join_encoded(parts: list[Any]) -> pd.DataFrame | CountedRows:
     """Encoded parts of one table, in its order, as one: DataFrames concatenated, or
     :class:`~dpcd.discovery.counted.CountedRows` combined."""
     if isinstance(parts[0], CountedRows):
