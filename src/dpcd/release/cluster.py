@@ -5,8 +5,8 @@ into **parts** by its structure alone — a CSV into byte ranges at line ends, a
 Arrow IPC / Feather file into its record batches, a folder into its files, a Dask DataFrame into its partitions —
 and each worker reads its parts and encodes them by the one-machine path's rules and code
 (:func:`dpcd.release.tables.csv_chunks` for lines, :func:`~dpcd.release.tables.arrow_frame` for every columnar
-batch, then :func:`~dpcd.release.tables.encode_chunks`). The encoded parts come back in the table's order and are joined, so
-the release is the one :func:`dpcd.release.discover` makes from the same records on one machine: byte-identical
+batch, then :func:`~dpcd.release.tables.encode_chunks`). The encoded parts come back in the table's order and are
+joined, so the release is the one :func:`dpcd.release.discover` makes from the same records on one machine: byte-identical
 ``graph.json`` and ``privacy.json`` with the same seed, whatever the number of parts (tested on a local two-worker
 cluster).
 
@@ -15,12 +15,12 @@ metadata (row groups, batches) or the partitioning the holder chose, and the enc
 cell. The row count (under replace-one, where n is public) is the sum of the parts' counts, each taken by the rule
 of :func:`~dpcd.release.tables.table_shape` (non-blank lines, or the metadata's rows).
 
-What it does not yet bound: the joined encoded table (n × p codes) is held by the process that calls
-:func:`~dpcd.release.discover`, as on the one-machine path; the cluster spreads the reading and encoding, not the
-algorithm's memory.
+Memory. For an algorithm that reads contingency tables only (:func:`dpcd.registry.reads_counts`) each worker
+sends back its parts' distinct encoded rows with their counts, and the calling process holds their union, bounded by
+the public domain; for every other algorithm it holds the whole encoded table (n × p codes), as on one machine.
 
-This process and every worker must be able to read ``path`` (a shared file system, or one machine); a Dask DataFrame's partitions
-travel as Dask moves them. Dask is an optional dependency (``pip install "dpcd[dask]"``).
+This process and every worker must be able to read ``path`` (a shared file system, or one machine); a Dask
+DataFrame's partitions travel as Dask moves them. Dask is an optional dependency (``pip install "dpcd[dask]"``).
 
 >>> import tempfile
 >>> from dpcd.schema import Schema
@@ -245,9 +245,10 @@ def encode_on_cluster(data: Any, view: Schema, schema: Schema, *, delimiter: str
                       counted: bool = False) -> tuple[pd.DataFrame | CountedRows, dict[str, Any] | None]:
     """What :func:`~dpcd.release.tables.encode_chunks` returns for the whole table, computed part by part on the
     cluster: the encoded table (parts joined in the table's order) and the quality counts merged in that order
-    (None when a part's cannot be made). ``on_chunk(records)`` is told each part's size as it arrives (on Dask's local threads: all at the end). ``counted``:
-    each worker returns its part's distinct rows with counts, which is all that travels back (the statistic a
-    algorithm that :func:`~dpcd.registry.reads_counts` needs), combined here."""
+    (None when a part's cannot be made). ``on_chunk(records)`` is told each part's size as it arrives (on Dask's
+    local threads: all at the end). ``counted``: each worker returns its part's distinct rows with counts, which is
+    all that travels back (the statistic an algorithm that :func:`~dpcd.registry.reads_counts` needs), combined
+    here."""
     dask = _dask()
     if _is_dask_frame(data):
         tasks = [dask.delayed(_encode_partition)(part, view, schema, counted) for part in data.to_delayed()]

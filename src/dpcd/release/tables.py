@@ -39,8 +39,8 @@ from ..discovery.counted import CountedRows
 from ..schema import Column, DataPreparationError, Schema, SchemaError
 
 __all__ = ["read_table", "read_chunks", "table_shape", "encode_table", "plain_cell", "check_line_labels", "CHUNK_ROWS",
-           "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines", "encode_chunks", "join_encoded",
-           "csv_chunks", "decode_line", "arrow_frame", "csv_header", "block_lines", "blank_line", "columnar_pieces",
+           "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines", "encode_chunks",
+           "join_encoded", "csv_chunks", "decode_line", "arrow_frame", "csv_header", "block_lines", "blank_line", "columnar_pieces",
            "columnar_piece_chunks", "empty_table"]
 
 CHUNK_ROWS = 100_000
@@ -207,8 +207,8 @@ def encode_chunks(chunks: Iterable[pd.DataFrame], view: Schema, schema: Schema,
 
     ``counted``: for an algorithm that reads contingency tables only (:func:`dpcd.registry.reads_counts`), each
     chunk's codes are reduced at once to their distinct rows with counts (:class:`~dpcd.discovery.counted.CountedRows`,
-    held in the narrowest integer type the view's public levels allow) and merged, so what is held is bounded by the number of distinct rows, not by n; the result
-    depends on the multiset of records only.
+    held in the narrowest integer type the view's public levels allow) and merged, so what is held is bounded by the
+    number of distinct rows, not by n; the result depends on the multiset of records only.
 
     >>> schema = Schema.categorical([2], names=["a"])
     >>> chunks = [pd.DataFrame({"a": ["1", "x"]}), pd.DataFrame({"a": ["0"]})]
