@@ -135,9 +135,8 @@ def table_shape(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str =
         frame = read_table(data)
         return list(frame.columns), len(frame)
     if columnar_format(data) is not None:
-        parts, kind = _columnar_parts(data)
-        header = _columnar_header(parts, kind, data)
-        return header, sum(_columnar_rows(part, kind) for part in parts)
+        header, _, rows = columnar_pieces(data)
+        return header, sum(rows)
     header, lines = _csv_lines(data, delimiter)
     return header, sum(1 for line in lines if not blank_line(line, delimiter))
 
@@ -430,50 +429,25 @@ def empty_table(header: list[str]) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series([], dtype=object) for name in header}, columns=header)
 
 
-def _columnar_rows(part: Path, kind: str) -> int:
-    """A part's number of records, from its metadata (no value is read)."""
-    import pyarrow as pa
-    import pyarrow.parquet as parquet
-
-    if kind == "parquet":
-        return parquet.ParquetFile(part).metadata.num_rows
-    with pa.memory_map(str(part)) as source:
-        reader = pa.ipc.open_file(source)
-        return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
-
-
 def _columnar_chunks(data: Any, rows: int) -> Iterator[pd.DataFrame]:
-    """Chunks of at most ``rows`` records of a columnar table, each column as Python values (None where missing)."""
-    import pyarrow as pa
-    import pyarrow.parquet as parquet
-
-    parts, kind = _columnar_parts(data)
-    header = _columnar_header(parts, kind, data)
+    """Chunks of exactly ``rows`` records (the last one fewer) of a columnar table, read piece by piece by
+    :func:`columnar_piece_chunks`, each column as Python values (None where missing)."""
+    header, pieces, _ = columnar_pieces(data)
     pending: list[pd.DataFrame] = []
     held = 0
     emitted = False
-
-    def batches(part: Path) -> Iterator[Any]:
-        if kind == "parquet":
-            yield from parquet.ParquetFile(part).iter_batches(batch_size=rows)
-            return
-        with pa.memory_map(str(part)) as source:
-            reader = pa.ipc.open_file(source)
-            for i in range(reader.num_record_batches):
-                yield reader.get_batch(i)
-
-    for part in parts:
-        for batch in batches(part):
-            for start in range(0, batch.num_rows, rows):
-                frame = arrow_frame(batch.slice(start, rows), header)
-                pending.append(frame)
-                held += len(frame)
-                while held >= rows:
-                    joined = pd.concat(pending, ignore_index=True)
-                    yield joined.iloc[:rows].reset_index(drop=True)
-                    emitted = True
-                    rest = joined.iloc[rows:].reset_index(drop=True)
-                    pending, held = ([rest] if len(rest) else []), len(rest)
+    for piece in pieces:
+        for frame in columnar_piece_chunks(piece, header, rows):
+            if not len(frame):
+                continue
+            pending.append(frame)
+            held += len(frame)
+            while held >= rows:
+                joined = pd.concat(pending, ignore_index=True)
+                yield joined.iloc[:rows].reset_index(drop=True)
+                emitted = True
+                rest = joined.iloc[rows:].reset_index(drop=True)
+                pending, held = ([rest] if len(rest) else []), len(rest)
     if pending or not emitted:
         yield pd.concat(pending, ignore_index=True) if pending else empty_table(header)
 
