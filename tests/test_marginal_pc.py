@@ -24,6 +24,7 @@ from dpcd.discovery.marginal_pc import (
 from dpcd.graphs import dag_to_cpdag, skeleton_prf
 from dpcd.privacy import PrivacyLedger
 from dpcd.privacy.gdp import compose_gdp, gdp_delta, gdp_epsilon, gdp_mu
+from dpcd.privacy.interactions import interaction_sensitivity
 from dpcd.privacy.mechanisms import analytic_gaussian_delta
 from dpcd.registry import calibrate
 
@@ -151,8 +152,12 @@ def test_a_run_never_spends_more_than_its_plan(network, epsilon, max_order):
     assert spent <= worst_case(epsilon_total=epsilon, delta=1e-6, max_order=max_order).epsilon * (1 + 1e-9)
     assert len(result.ledger.entries) <= max_order + 1 and result.ledger.relation == "replace"
     for entry, order in zip(result.ledger.entries, result.info["orders"]):
-        # each order's noise is its table count's sensitivity over its share of mu
-        assert entry.sensitivity == pytest.approx(math.sqrt(2 * order["tables"]))
+        # each order's noise is its table count's sensitivity over its share of mu (order 0: the interactions')
+        full = math.sqrt(2 * order["tables"])
+        expected = interaction_sensitivity(sample.levels) if order["order"] == 0 and result.info["interaction_pairs"] \
+            else full
+        assert entry.sensitivity == pytest.approx(expected) == pytest.approx(order["sensitivity"])
+        assert expected <= full
         assert entry.scale == pytest.approx(order["sigma"]) and entry.noise_multiplier == pytest.approx(1 / order["mu"])
 
 

@@ -44,7 +44,8 @@ def build_cases(group: str, *, epsilon: float, delta: float, size: str, rng: Rng
                 + audit.broken_cases(epsilon=epsilon, rng=seed) + audit.dp_hsic_cases(epsilon=epsilon, rng=seed,
                                                                                       size=size)
                 + audit.spread_cases(epsilon=epsilon, delta=delta, rng=seed)
-                + audit.norm_clip_cases(epsilon=epsilon, delta=delta, rng=seed))
+                + audit.norm_clip_cases(epsilon=epsilon, delta=delta, rng=seed)
+                + audit.interaction_cases(epsilon=epsilon, delta=delta, rng=seed))
     if group == "algorithm":
         generator = as_rng(rng)
         cases = [audit.algorithm_case(name, epsilon=epsilon, rng=generator, size=size) for name in audit.CASES]

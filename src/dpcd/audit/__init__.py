@@ -39,7 +39,7 @@ from .events import (
                      observed_outputs_and_markers,
                      threshold_events,
 )
-from .mechanisms import broken_cases, mechanism_cases, norm_clip_cases, sieve_case, spread_cases
+from .mechanisms import broken_cases, interaction_cases, mechanism_cases, norm_clip_cases, sieve_case, spread_cases
 from .neighbours import NeighbouringPair
 from .runner import (
                      AuditCase,
@@ -57,5 +57,5 @@ __all__ = ["ANM_SCORES", "AlgorithmRun", "AuditCase", "AuditResult", "CASES", "D
            "at_least", "audit", "broken_algorithm_cases", "broken_cases", "broken_discover_cases", "clopper_pearson",
            "count_events", "contains", "discover_cases", "dp_hsic_cases", "edge_present", "epsilon_lower_bound", "equals",
            "gcm_spread_case", "graph_equals", "graph_key", "mechanism_cases", "observed_outputs", "observed_outputs_and_markers",
-           "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case", "spread_cases", "norm_clip_cases",
+           "pcd_decision_case", "run_case", "runs_for_budget", "sample_outputs", "sieve_case", "spread_cases", "norm_clip_cases", "interaction_cases",
            "threshold_events"]

@@ -8,6 +8,9 @@
   sensitivity;
 * :func:`norm_clip_cases` — the moment release of records scaled onto a public L2 ball (GCM-PC's norm clip), and a
   variant that claims the ball's sensitivity without scaling the records;
+* :func:`interaction_cases` — Marginal-PC's order-0 release of every pair's interaction and every margin
+  (:mod:`dpcd.privacy.interactions`), on the neighbour that attains its sensitivity, and a variant that takes the
+  full tables' worst case (a record changed in every column) for its own;
 * :func:`broken_cases` — mechanisms with a known flaw (noise halved,
   sensitivity under-stated, one noise draw re-used by a sparse vector) that
   the auditor must flag.
@@ -40,7 +43,7 @@ from .events import Event, equals, threshold_events
 from .neighbours import add_record, replace_record
 from .runner import AuditCase
 
-__all__ = ["mechanism_cases", "broken_cases", "sieve_case", "spread_cases", "norm_clip_cases"]
+__all__ = ["mechanism_cases", "broken_cases", "sieve_case", "spread_cases", "norm_clip_cases", "interaction_cases"]
 
 
 @dataclass(frozen=True)
@@ -436,4 +439,81 @@ def norm_clip_cases(*, epsilon: float = 1.0, delta: float = 1e-5, n_records: int
                                note=f"Gaussian at mu-GDP, Delta = sqrt(4 R^2 + R^4 + R^2), R = {radius:g}"
                                     + ("; records not scaled" if flawed else ""),
                                expect_violation=flawed))
+    return cases
+
+
+@dataclass(frozen=True)
+class _InteractionProjection:
+    """The release of :func:`dpcd.privacy.interactions.pair_interaction_mechanism` — the exact vector
+    (:func:`~dpcd.privacy.interactions.interaction_vector`) plus Gaussian noise for ``sensitivity`` at ``mu`` — read
+    along the unit ``direction`` in which the pair's exact releases differ (the likelihood ratio of a Gaussian
+    release is a function of that projection); vectorised."""
+
+    mu: float
+    levels: tuple[int, ...]
+    sensitivity: float
+    direction: tuple[float, ...]
+
+    def __call__(self, data, rng, size):
+        from ..privacy.mechanisms import gdp_gaussian_mechanism
+
+        exact = _pair_vector(np.asarray(data), self.levels)
+        noisy = gdp_gaussian_mechanism(np.broadcast_to(exact, (size, exact.size)), sensitivity=self.sensitivity,
+                                       mu=self.mu, rng=rng)
+        return noisy @ np.asarray(self.direction)
+
+
+def _pair_vector(codes: np.ndarray, levels: tuple[int, ...]) -> np.ndarray:
+    from itertools import combinations
+
+    from ..privacy.interactions import interaction_vector
+
+    tables = {}
+    for a, b in combinations(range(len(levels)), 2):
+        table = np.zeros((levels[a], levels[b]))
+        np.add.at(table, (codes[:, a], codes[:, b]), 1.0)
+        tables[(a, b)] = table
+    return interaction_vector(tables, levels)
+
+
+def interaction_cases(*, epsilon: float = 1.0, delta: float = 1e-5, n_records: int = 200, p: int = 30,
+                      rng: RngLike = 0) -> list[AuditCase]:
+    """Every pair's interaction and every column's margin of ``p`` binary columns released at μ = ``gdp_mu(ε, δ)``
+    with the attained sensitivity (:func:`dpcd.privacy.interactions.interaction_sensitivity`, Δ² = ⌊(p + 2)²/4⌋),
+    claimed (ε, δ); and a variant that takes for its sensitivity the move of a record changed in **every** column
+    (Δ² = 2p: the full tables' worst case, which is not this release's), which must be flagged.
+
+    The neighbour is built for the statistic: one record replaced by one that differs from it in exactly the
+    columns :func:`~dpcd.privacy.interactions.worst_columns` names (⌊(p + 2)/2⌋ of them), which moves the release
+    by the full Δ — a record changed in every column moves it by √(2p) only. The output is the noisy release
+    projected on the direction of the pair's exact difference, and the events are thresholds on it.
+    """
+    from ..privacy.gdp import gdp_mu
+    from ..privacy.interactions import interaction_sensitivity, worst_columns
+
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    n_records = check_int(n_records, "n_records", minimum=2)
+    p = check_int(p, "p", minimum=2)
+    levels = (2,) * p
+    codes = as_rng(rng).integers(0, 2, size=(n_records, p))
+    changed = list(worst_columns(levels))
+    record = codes[0].copy()
+    record[changed] = 1 - record[changed]
+    pair = replace_record(codes, 0, record, description=f"one record replaced by one that differs in the "
+                                                         f"{len(changed)} columns worst_columns names (of {p})")
+    first, second = (_pair_vector(np.asarray(d), levels) for d in (pair.data, pair.neighbour))
+    move = float(np.linalg.norm(second - first))
+    direction = tuple(((second - first) / move).tolist())
+    mu = gdp_mu(epsilon, delta)
+    cases = []
+    for sensitivity, name, flawed in [(interaction_sensitivity(levels), "Pair interactions and margins", False),
+                                      (float(np.sqrt(2.0 * p)), "BROKEN pair interactions and margins, the "
+                                       "sensitivity of a record changed in every column", True)]:
+        sigma = sensitivity / mu
+        centre = float(np.asarray(first) @ np.asarray(direction)) + 0.5 * move
+        cases.append(AuditCase(name, _InteractionProjection(mu, levels, sensitivity, direction), pair,
+                               _threshold_grid(centre, 5.0 * sigma + 0.5 * move), epsilon, delta, True,
+                               note=f"Gaussian at mu-GDP, Delta^2 = {sensitivity ** 2:.4g} ({p} binary columns; "
+                                    f"the pair moves it by {move:.4g})", expect_violation=flawed))
     return cases

@@ -56,10 +56,14 @@ import numpy as np
 
 from ..validation import RngLike, as_rng, check_int, check_positive
 
-__all__ = ["noisy_table_test", "pairwise_screen_test", "DEFAULT_BOOTSTRAP", "MIN_STRATUM"]
+__all__ = ["noisy_table_test", "pairwise_screen_test", "pair_table_noise", "DEFAULT_BOOTSTRAP", "MIN_STRATUM",
+           "NOISE_MODELS"]
 
 DEFAULT_BOOTSTRAP = 300
 """Null tables drawn per test: p-values in steps of 1/301, fine enough at α ≥ 0.01."""
+NOISE_MODELS = ("cells", "interaction")
+"""How a released table's noise is laid out: i.i.d. per cell, or a pair table rebuilt from its interaction and
+margins (:mod:`dpcd.privacy.interactions`)."""
 MIN_STRATUM = 2.0
 """A stratum enters the statistic when its noisy size exceeds this many noise standard deviations of its cells."""
 
@@ -91,13 +95,48 @@ def _p_value(observed: float, null: np.ndarray) -> float:
     return float((1 + np.count_nonzero(null >= observed)) / (1 + null.size))
 
 
+def pair_table_noise(shape: tuple[int, ...], noise_var: float, rng: np.random.Generator, *,
+                     row_noise: np.ndarray | None = None, column_noise: np.ndarray | None = None) -> np.ndarray:
+    """Draws of the noise of pair tables rebuilt by :func:`dpcd.privacy.interactions.pair_interaction_mechanism`, of
+    shape (..., d_x, d_y): C_x G C_y + e_x 1ᵀ/d_y + 1 e_yᵀ/d_x with G, e_x, e_y i.i.d. N(0, ``noise_var``) (that
+    module's docstring). ``row_noise`` (..., d_x) and ``column_noise`` (..., d_y) pass margin noise another table
+    shares; drawn here otherwise. The bootstrap's null draws: public randomness, no privacy noise.
+
+    >>> draws = pair_table_noise((20_000, 2, 2), 4.0, np.random.default_rng(0))
+    >>> round(float(draws[:, 0, 0].var()), 1)                           # (1 - 1/2)^2 * 4 + 2 * 4 / 4 = 3
+    3.0
+    """
+    sd = math.sqrt(check_positive(noise_var, "noise_var"))
+    cells = rng.normal(0.0, sd, size=shape)
+    centred = cells - cells.mean(axis=-1, keepdims=True) - cells.mean(axis=-2, keepdims=True) \
+        + cells.mean(axis=(-1, -2), keepdims=True)
+    rows = rng.normal(0.0, sd, size=shape[:-1]) if row_noise is None else row_noise
+    columns = rng.normal(0.0, sd, size=(*shape[:-2], shape[-1])) if column_noise is None else column_noise
+    return centred + rows[..., :, None] / shape[-1] + columns[..., None, :] / shape[-2]
+
+
+def _cell_variance(shape: tuple[int, ...], noise_var: float, noise: str) -> float:
+    """Per-cell noise variance of a released (..., |X|, |Y|) table under the ``noise`` model (:data:`NOISE_MODELS`)."""
+    if noise not in NOISE_MODELS:
+        raise ValueError(f"noise must be one of {NOISE_MODELS}, got {noise!r}")
+    if noise == "cells":
+        return noise_var
+    a, b = 1.0 / shape[-2], 1.0 / shape[-1]
+    return noise_var * ((1.0 - a) * (1.0 - b) + a * a + b * b)
+
+
 def noisy_table_test(tables: np.ndarray, noise_var: float, *, rng: RngLike, n_boot: int = DEFAULT_BOOTSTRAP,
-                     min_stratum: float = MIN_STRATUM) -> float:
+                     min_stratum: float = MIN_STRATUM, noise: str = "cells") -> float:
     """p-value of X ⫫ Y | S from a noisy table of shape (strata of S, |X|, |Y|) with per-cell noise variance.
 
-    Returns 1.0 when no stratum is large enough to carry evidence (the test
-    cannot reject). Calibrated by the parametric bootstrap of the module
-    docstring; post-processing only.
+    ``noise``: ``"cells"`` (i.i.d. N(0, ``noise_var``) per cell) or
+    ``"interaction"`` (one pair table rebuilt by
+    :func:`dpcd.privacy.interactions.pair_interaction_mechanism`, ``noise_var``
+    per released coordinate; the bootstrap draws
+    :func:`~dpcd.privacy.interactions.pair_table_noise`). Returns 1.0 when no
+    stratum is large enough to carry evidence (the test cannot reject).
+    Calibrated by the parametric bootstrap of the module docstring;
+    post-processing only.
     """
     tables = np.asarray(tables, dtype=np.float64)
     if tables.ndim == 2:
@@ -106,17 +145,23 @@ def noisy_table_test(tables: np.ndarray, noise_var: float, *, rng: RngLike, n_bo
         raise ValueError(f"tables must have shape (strata, |X|, |Y|), got {tables.shape}")
     noise_var = check_positive(noise_var, "noise_var")
     n_boot = check_int(n_boot, "n_boot", minimum=1)
+    cell_var = _cell_variance(tables.shape, noise_var, noise)
+    if noise != "cells" and tables.shape[0] != 1:
+        raise ValueError(f"noise={noise!r} describes one pair table; got {tables.shape[0]} strata")
     if tables.shape[1] < 2 or tables.shape[2] < 2:
         return 1.0
-    keep = tables.sum(axis=(1, 2)) > min_stratum * math.sqrt(noise_var * tables.shape[1] * tables.shape[2])
+    keep = tables.sum(axis=(1, 2)) > min_stratum * math.sqrt(cell_var * tables.shape[1] * tables.shape[2])
     if not keep.any():
         return 1.0
-    observed = float(_statistic(tables, noise_var, keep))
+    observed = float(_statistic(tables, cell_var, keep))
     generator = as_rng(rng)
     expected = _independence_fit(tables)
     draws = generator.poisson(np.broadcast_to(expected, (n_boot, *expected.shape))).astype(np.float64)
-    draws += generator.normal(0.0, math.sqrt(noise_var), size=draws.shape)
-    return _p_value(observed, _statistic(draws, noise_var, keep))
+    if noise == "cells":
+        draws += generator.normal(0.0, math.sqrt(noise_var), size=draws.shape)
+    else:
+        draws += pair_table_noise(draws.shape, noise_var, generator)
+    return _p_value(observed, _statistic(draws, cell_var, keep))
 
 
 def _screen_statistic(xy: np.ndarray, xz: np.ndarray, yz: np.ndarray, scale: float) -> np.ndarray:
@@ -131,12 +176,16 @@ def _screen_statistic(xy: np.ndarray, xz: np.ndarray, yz: np.ndarray, scale: flo
 
 
 def pairwise_screen_test(xy: np.ndarray, xz: np.ndarray, yz: np.ndarray, noise_var: float, n: int, *,
-                         rng: RngLike, n_boot: int = DEFAULT_BOOTSTRAP) -> float:
+                         rng: RngLike, n_boot: int = DEFAULT_BOOTSTRAP, noise: str = "cells") -> float:
     """p-value of X ⫫ Y | Z from the noisy pair tables (|X|, |Y|), (|X|, |Z|), (|Y|, |Z|) alone.
 
-    ``noise_var`` is the per-cell noise variance of each pair table, ``n`` the
-    public number of records. A small p-value shows X and Y dependent given Z;
-    a large one says only that the pair tables cannot tell (a three-way table can).
+    ``noise_var`` is the per-cell noise variance of each pair table (``noise="cells"``) or, with
+    ``noise="interaction"``, the per-coordinate variance of
+    :func:`dpcd.privacy.interactions.pair_interaction_mechanism`, whose three
+    rebuilt tables share the margins' noise (the bootstrap draws it shared);
+    ``n`` the public number of records. A small p-value shows X and Y
+    dependent given Z; a large one says only that the pair tables cannot tell
+    (a three-way table can).
     """
     xy, xz, yz = (np.asarray(t, dtype=np.float64) for t in (xy, xz, yz))
     if xy.ndim != 2 or xz.shape[0] != xy.shape[0] or yz.shape[0] != xy.shape[1] or xz.shape[1] != yz.shape[1]:
@@ -144,7 +193,7 @@ def pairwise_screen_test(xy: np.ndarray, xz: np.ndarray, yz: np.ndarray, noise_v
     noise_var = check_positive(noise_var, "noise_var")
     n = check_int(n, "n", minimum=1)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
-    scale = 3.0 * noise_var
+    scale = 3.0 * _cell_variance(xy.shape, noise_var, noise)
     observed = float(_screen_statistic(xy, xz, yz, scale))
     xz_c, yz_c = np.clip(xz, 0.0, None), np.clip(yz, 0.0, None)
     p_z = 0.5 * (xz_c.sum(axis=0) + yz_c.sum(axis=0))
@@ -157,7 +206,12 @@ def pairwise_screen_test(xy: np.ndarray, xz: np.ndarray, yz: np.ndarray, noise_v
     generator = as_rng(rng)
     draws = generator.multinomial(n, joint.ravel(), size=n_boot).reshape((n_boot, *joint.shape)).astype(np.float64)
     sd = math.sqrt(noise_var)
-    null = _screen_statistic(draws.sum(axis=-1) + generator.normal(0.0, sd, size=(n_boot, *xy.shape)),
-                             draws.sum(axis=-2) + generator.normal(0.0, sd, size=(n_boot, *xz.shape)),
-                             draws.sum(axis=-3) + generator.normal(0.0, sd, size=(n_boot, *yz.shape)), scale)
+    if noise == "cells":
+        noises = [generator.normal(0.0, sd, size=(n_boot, *t.shape)) for t in (xy, xz, yz)]
+    else:  # the margins' noise is one draw per column, shared by the tables that hold it
+        e_x, e_y, e_z = (generator.normal(0.0, sd, size=(n_boot, d)) for d in joint.shape)
+        noises = [pair_table_noise((n_boot, *t.shape), noise_var, generator, row_noise=rows, column_noise=columns)
+                  for t, rows, columns in ((xy, e_x, e_y), (xz, e_x, e_z), (yz, e_y, e_z))]
+    null = _screen_statistic(draws.sum(axis=-1) + noises[0], draws.sum(axis=-2) + noises[1],
+                             draws.sum(axis=-3) + noises[2], scale)
     return _p_value(observed, null)
