@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpcd import audit
-from dpcd.ci.noisy import noisy_table_test, pair_table_noise, pairwise_screen_test, triple_table_noise
+from dpcd.ci.noisy import noisy_table_test, pair_table_noise, pairwise_screen_test
 from dpcd.datasets import load_bnlearn
 from dpcd.discovery.marginal_pc import marginal_pc, order_weights, worst_case
 from dpcd.privacy.gdp import gdp_mu
@@ -17,9 +17,6 @@ from dpcd.privacy.interactions import (
     interaction_sensitivity,
     interaction_vector,
     pair_interaction_mechanism,
-    top_interaction,
-    top_interaction_sensitivity,
-    triple_interaction_mechanism,
     worst_columns,
 )
 
@@ -175,40 +172,3 @@ def test_the_audit_flags_the_full_tables_worst_case_taken_for_the_interactions_a
     assert broken.expect_violation and not correct.expect_violation
     assert audit.run_case(broken, n_runs=40_000, rng=1).violation
     assert not audit.run_case(correct, n_runs=40_000, rng=1).violation
-
-
-@pytest.mark.parametrize("levels", [(2, 2, 2), (2, 3, 2), (3, 4, 2), (2, 2, 5)])
-def test_a_three_way_tables_top_interaction_moves_at_most_its_sensitivity_exhaustively(levels):
-    cells = list(product(*(range(d) for d in levels)))
-    moves = []
-    for a, b in product(cells, cells):
-        change = np.zeros(levels)
-        change[b] += 1.0
-        change[a] -= 1.0
-        moves.append(float((top_interaction(change) ** 2).sum()))
-    assert np.isclose(max(moves), top_interaction_sensitivity(levels))
-    assert top_interaction_sensitivity(levels) < 2.0  # the full table's
-
-
-def test_three_way_tables_rebuild_exactly_from_their_top_and_pairs_and_their_noise_is_what_the_bootstrap_draws():
-    rng = np.random.default_rng(8)
-    levels = (2, 3, 2)
-    codes = np.column_stack([rng.integers(0, d, size=400) for d in levels])
-    table = np.zeros(levels)
-    np.add.at(table, tuple(codes.T), 1.0)
-    pairs = _tables(codes, levels)
-    rebuilt, sigma, sensitivity = triple_interaction_mechanism({(0, 1, 2): table}, pairs, levels, n=400, mu=1e12,
-                                                               rng=0)
-    assert np.allclose(rebuilt[(0, 1, 2)], table, atol=1e-6)
-    assert np.isclose(sensitivity ** 2, top_interaction_sensitivity(levels))
-    # noise: the pair release's and the top's, through one rebuild, against triple_table_noise
-    generator = np.random.default_rng(9)
-    draws = []
-    for _ in range(5_000):
-        noisy_pairs, pair_sigma, _ = pair_interaction_mechanism(pairs, levels, mu=1.0, rng=generator)
-        triples, top_sigma, _ = triple_interaction_mechanism({(0, 1, 2): table}, noisy_pairs, levels, n=400, mu=1.0,
-                                                             rng=generator)
-        draws.append((triples[(0, 1, 2)] - table).ravel())
-    simulated = triple_table_noise((5_000, *levels), top_sigma ** 2, pair_sigma ** 2, np.random.default_rng(10))
-    scale = max(top_sigma, pair_sigma) ** 2
-    assert np.allclose(np.cov(np.array(draws).T), np.cov(simulated.reshape(5_000, -1).T), atol=0.08 * scale)

@@ -51,14 +51,12 @@ True
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import numpy as np
 
-from ..privacy.interactions import pair_part
 from ..validation import RngLike, as_rng, check_int, check_positive
 
-__all__ = ["noisy_table_test", "pairwise_screen_test", "pair_table_noise", "triple_table_noise", "DEFAULT_BOOTSTRAP", "MIN_STRATUM",
+__all__ = ["noisy_table_test", "pairwise_screen_test", "pair_table_noise", "DEFAULT_BOOTSTRAP", "MIN_STRATUM",
            "NOISE_MODELS"]
 
 DEFAULT_BOOTSTRAP = 300
@@ -117,31 +115,6 @@ def pair_table_noise(shape: tuple[int, ...], noise_var: float, rng: np.random.Ge
     return centred + rows[..., :, None] / shape[-1] + columns[..., None, :] / shape[-2]
 
 
-def triple_table_noise(shape: tuple[int, ...], top_var: float, pair_var: float, rng: np.random.Generator
-                       ) -> np.ndarray:
-    """Draws of the noise of (..., d_x, d_y, d_z) tables rebuilt by
-    :func:`dpcd.privacy.interactions.triple_interaction_mechanism` on pair tables of
-    :func:`~dpcd.privacy.interactions.pair_interaction_mechanism`: the top interaction's (C_x ⊗ C_y ⊗ C_z) G,
-    G i.i.d. N(0, ``top_var``), plus the three pair tables' noise (:func:`pair_table_noise` at ``pair_var``, margins
-    shared) through :func:`~dpcd.privacy.interactions.pair_part`. Public randomness only (a bootstrap's null).
-
-    >>> draws = triple_table_noise((4_000, 2, 2, 2), 1.0, 1e-12, np.random.default_rng(0))
-    >>> abs(float(draws[:, 0, 0, 0].var()) - 1 / 8) < 0.01                # (1 - 1/2)^3 of the top's variance
-    True
-    """
-    sd = math.sqrt(check_positive(top_var, "top_var"))
-    top = rng.normal(0.0, sd, size=shape)
-    for axis in (-1, -2, -3):
-        top = top - top.mean(axis=axis, keepdims=True)
-    lead, (dx, dy, dz) = shape[:-3], shape[-3:]
-    pair_sd = math.sqrt(check_positive(pair_var, "pair_var"))
-    e_x, e_y, e_z = (rng.normal(0.0, pair_sd, size=(*lead, d)) for d in (dx, dy, dz))
-    xy = pair_table_noise((*lead, dx, dy), pair_var, rng, row_noise=e_x, column_noise=e_y)
-    xz = pair_table_noise((*lead, dx, dz), pair_var, rng, row_noise=e_x, column_noise=e_z)
-    yz = pair_table_noise((*lead, dy, dz), pair_var, rng, row_noise=e_y, column_noise=e_z)
-    return top + pair_part(xy, xz, yz, np.zeros(lead))
-
-
 def _cell_variance(shape: tuple[int, ...], noise_var: float, noise: str) -> float:
     """Per-cell noise variance of a released (..., |X|, |Y|) table under the ``noise`` model (:data:`NOISE_MODELS`)."""
     if noise not in NOISE_MODELS:
@@ -153,18 +126,14 @@ def _cell_variance(shape: tuple[int, ...], noise_var: float, noise: str) -> floa
 
 
 def noisy_table_test(tables: np.ndarray, noise_var: float, *, rng: RngLike, n_boot: int = DEFAULT_BOOTSTRAP,
-                     min_stratum: float = MIN_STRATUM, noise: str | Callable[[int, np.random.Generator], np.ndarray]
-                     = "cells") -> float:
+                     min_stratum: float = MIN_STRATUM, noise: str = "cells") -> float:
     """p-value of X ⫫ Y | S from a noisy table of shape (strata of S, |X|, |Y|) with per-cell noise variance.
 
     ``noise``: ``"cells"`` (i.i.d. N(0, ``noise_var``) per cell) or
     ``"interaction"`` (one pair table rebuilt by
     :func:`dpcd.privacy.interactions.pair_interaction_mechanism`, ``noise_var``
     per released coordinate; the bootstrap draws
-    :func:`pair_table_noise`), or a function ``(n_boot, rng)`` that draws
-    ``n_boot`` noise tables of the tables' shape (a table rebuilt from several
-    releases, e.g. :func:`triple_table_noise` transposed; ``noise_var`` is
-    then unused and the cells' variance is the draws'). Returns 1.0 when no
+    :func:`~dpcd.privacy.interactions.pair_table_noise`). Returns 1.0 when no
     stratum is large enough to carry evidence (the test cannot reject).
     Calibrated by the parametric bootstrap of the module docstring;
     post-processing only.
@@ -176,27 +145,19 @@ def noisy_table_test(tables: np.ndarray, noise_var: float, *, rng: RngLike, n_bo
         raise ValueError(f"tables must have shape (strata, |X|, |Y|), got {tables.shape}")
     noise_var = check_positive(noise_var, "noise_var")
     n_boot = check_int(n_boot, "n_boot", minimum=1)
-    generator = as_rng(rng)
-    if callable(noise):
-        drawn = np.asarray(noise(n_boot, generator), dtype=np.float64)
-        if drawn.shape != (n_boot, *tables.shape):
-            raise ValueError(f"noise drew shape {drawn.shape}, expected {(n_boot, *tables.shape)}")
-        cell_var = float(drawn.var(axis=0).mean())
-    else:
-        cell_var = _cell_variance(tables.shape, noise_var, noise)
-        if noise != "cells" and tables.shape[0] != 1:
-            raise ValueError(f"noise={noise!r} describes one pair table; got {tables.shape[0]} strata")
+    cell_var = _cell_variance(tables.shape, noise_var, noise)
+    if noise != "cells" and tables.shape[0] != 1:
+        raise ValueError(f"noise={noise!r} describes one pair table; got {tables.shape[0]} strata")
     if tables.shape[1] < 2 or tables.shape[2] < 2:
         return 1.0
     keep = tables.sum(axis=(1, 2)) > min_stratum * math.sqrt(cell_var * tables.shape[1] * tables.shape[2])
     if not keep.any():
         return 1.0
     observed = float(_statistic(tables, cell_var, keep))
+    generator = as_rng(rng)
     expected = _independence_fit(tables)
     draws = generator.poisson(np.broadcast_to(expected, (n_boot, *expected.shape))).astype(np.float64)
-    if callable(noise):
-        draws += drawn
-    elif noise == "cells":
+    if noise == "cells":
         draws += generator.normal(0.0, math.sqrt(noise_var), size=draws.shape)
     else:
         draws += pair_table_noise(draws.shape, noise_var, generator)

@@ -169,15 +169,10 @@ from typing import Sequence
 import networkx as nx
 import numpy as np
 
-from ..ci.noisy import DEFAULT_BOOTSTRAP, noisy_table_test, pairwise_screen_test, triple_table_noise
+from ..ci.noisy import DEFAULT_BOOTSTRAP, noisy_table_test, pairwise_screen_test
 from ..privacy import PrivacyLedger
 from ..privacy.gdp import gdp_epsilon, gdp_mu
-from ..privacy.interactions import (
-    interaction_sensitivity,
-    pair_interaction_mechanism,
-    top_interaction_sensitivity,
-    triple_interaction_mechanism,
-)
+from ..privacy.interactions import interaction_sensitivity, pair_interaction_mechanism
 from ..privacy.mechanisms import gdp_gaussian_mechanism
 from ..privacy.relation import REPLACE_ONE, WorstCase
 from ..schema import check_codes, public_levels
@@ -270,11 +265,6 @@ highest mean skeleton F1 over ε = 0.3, 1 and 3, unless the mean CPDAG F1 falls 
 some ε — on development data only (asia, sachs, child, alarm and random networks of 30 nodes, seeds 9501–9504 per
 degree profile, n = 100 000, one release each, both arms on the same data and noise seed): skeleton F1
 0.906 / 0.911 / 0.942 against 0.893 / 0.903 / 0.938, CPDAG F1 0.792 / 0.818 / 0.887 against 0.705 / 0.806 / 0.881."""
-DEFAULT_INTERACTION_TRIPLES = False
-"""Release order 1's three-way tables as their top interactions on the released pair tables. Rejected by a rule fixed
-before the run (that of :data:`DEFAULT_INTERACTION_PAIRS`; development data only, random networks of seeds
-9511–9514): skeleton F1 0.927 / 0.917 / 0.951 against 0.915 / 0.904 / 0.950 at ε = 0.3 / 1 / 3, but CPDAG F1
-0.770 / 0.826 / 0.878 against 0.774 / 0.806 / 0.888 — 0.0103 below at ε = 3, beyond the rule's 0.01."""
 THEOREM = ("Gaussian mechanism on the marginal tables of each order, L2 sensitivity sqrt(2 M_k) under replace-one "
            "(order 0: every pair's interaction and every margin, the sensitivity of dpcd.privacy.interactions) "
            "(Dong, Roth & Su 2022, Thm. 2.7), adaptive composition of Gaussian DP over the orders (Cor. 3.3) and "
@@ -314,8 +304,7 @@ def _order_mus(epsilon_total: float, delta: float, max_order: int) -> np.ndarray
 
 def _charge(ledger: PrivacyLedger, order: int, mu: float, delta: float, tables: int, sigma: float,
             sensitivity: float, interactions: bool = False) -> None:
-    parts = "interactions and margins" if order == 0 else "top interactions"
-    what = f"{tables} tables of {order + 2} columns as {parts}, N(0, {sigma:.4g}^2) per coordinate" if interactions \
+    what = f"{tables} pair tables as interactions and margins, N(0, {sigma:.4g}^2) per coordinate" if interactions \
         else f"{tables} tables of {order + 2} columns, N(0, {sigma:.4g}^2) per cell"
     ledger.charge(f"order-{order} marginal tables", epsilon=gdp_epsilon(mu, delta, positive=True), delta=delta,
                   kind="gaussian", sensitivity=sensitivity, scale=sigma, note=f"{what} ({mu:.4g}-GDP)")
@@ -392,14 +381,12 @@ class MarginalTablesDecider(Decider):
                  screen_alpha: float, n_boot: int, rng: np.random.Generator, ledger: PrivacyLedger, delta: float,
                  protect_tree: bool = True, more_candidates: tuple[int, ...] = (), noise_ratio: float = 0.0,
                  collider_evidence: bool = False, budget_candidates: bool = False, max_p_colliders: bool = False,
-                 protect_alpha: float = 1.0, combine_screen: bool = False, interaction_pairs: bool = False,
-                 interaction_triples: bool = False):
+                 protect_alpha: float = 1.0, combine_screen: bool = False, interaction_pairs: bool = False):
         self.codes, self.levels, self.mus = codes, levels, mus
         pairs = len(levels) * (len(levels) - 1) // 2  # order 0 releases every pair: the smaller sensitivity (public)
         self.interaction_pairs = bool(interaction_pairs and pairs
                                       and interaction_sensitivity(levels) ** 2 < 2.0 * pairs)
         self.pair_noise = "interaction" if self.interaction_pairs else "cells"
-        self.interaction_triples = bool(interaction_triples and self.interaction_pairs)
         self.combine_screen = combine_screen and screen_alpha > 0
         self.screen_p: dict[tuple[int, int, tuple[int, ...]], float] = {}
         self.collider_evidence = collider_evidence
@@ -465,26 +452,16 @@ class MarginalTablesDecider(Decider):
         table that does not fit is skipped and the next tried; public n, domains and μ_k; released ranking)."""
         chosen: dict[tuple[int, ...], None] = dict.fromkeys(base)
         largest = max((int(np.prod(self.levels[list(c)])) for c in base), default=0)
-        squared = sum(self._squared_sensitivity(c, order) for c in base)
         for key in self._priority(tests):
             columns = tuple(sorted((key[0], key[1], *key[2])))
             if columns in chosen:
                 continue
             cells = max(largest, int(np.prod(self.levels[list(columns)])))
-            more = self._squared_sensitivity(columns, order)
-            sigma = math.sqrt(squared + more) / float(self.mus[order])
+            sigma = math.sqrt(2.0 * (len(chosen) + 1)) / float(self.mus[order])
             if sigma <= self.noise_ratio * self.n / cells:
                 chosen[columns] = None
-                largest, squared = cells, squared + more
+                largest = cells
         return list(chosen)
-
-    def _squared_sensitivity(self, columns: tuple[int, ...], order: int) -> float:
-        """A released table's share of its order's squared L2 sensitivity: 2 for a full table, its top interaction's
-        (:func:`~dpcd.privacy.interactions.top_interaction_sensitivity`) for an order-1 table with
-        ``interaction_triples``. Public sizes only."""
-        if order == 1 and self.interaction_triples:
-            return top_interaction_sensitivity(self.levels[list(columns)])
-        return 2.0
 
     def _tables_for(self, tests: list[tuple[int, int, tuple[int, ...]]]) -> list[tuple[int, ...]]:
         """The distinct variable sets (sorted) whose tables ``tests`` read: screened tests and protected edges
@@ -559,12 +536,6 @@ class MarginalTablesDecider(Decider):
             exact_pairs = {columns: marginal_table(self.codes, self.levels, columns) for columns in sets}
             released, sigma, sensitivity = pair_interaction_mechanism(exact_pairs, self.levels, mu=mu, rng=self.rng)
             self.tables.update(released)
-        elif sets and order == 1 and self.interaction_triples:  # top interactions on the released pair tables
-            exact_triples = {columns: marginal_table(self.codes, self.levels, columns) for columns in sets}
-            pairs = {k: t for k, t in self.tables.items() if len(k) == 2}
-            released, sigma, sensitivity = triple_interaction_mechanism(exact_triples, pairs, self.levels, n=self.n,
-                                                                        mu=mu, rng=self.rng)
-            self.tables.update(released)
         elif sets:
             sensitivity = math.sqrt(2.0 * len(sets))
             exact = [marginal_table(self.codes, self.levels, columns) for columns in sets]
@@ -578,7 +549,7 @@ class MarginalTablesDecider(Decider):
             self.noise_var[order] = sigma ** 2
             record["sigma"], record["sensitivity"] = sigma, sensitivity
             _charge(self.ledger, order, mu, self.delta / len(self.mus), len(sets), sigma, sensitivity,
-                    interactions=(order == 0 and self.interaction_pairs) or (order == 1 and self.interaction_triples))
+                    interactions=order == 0 and self.interaction_pairs)
         self.orders.append(record)
         return True
 
@@ -592,25 +563,9 @@ class MarginalTablesDecider(Decider):
             return False
         if tuple(sorted((x, y, *S))) not in self.tables:
             return False
-        if self.combine_screen and key in self.screen_p and not self.interaction_triples:
+        if self.combine_screen and key in self.screen_p:
             return fisher_combined_p(self._table_p(key), self.screen_p[key]) > self.alpha
         return self._table_p(key) > self.alpha
-
-    def _noise(self, columns: tuple[int, ...], keep: list[int]):
-        """The noise model of the released table of ``columns`` read in the axis order ``keep`` (conditioning
-        columns, then x, y): :func:`dpcd.ci.noisy.noisy_table_test`'s ``noise``."""
-        if len(columns) == 2:
-            return self.pair_noise
-        if len(columns) == 3 and self.interaction_triples:
-            shape = tuple(int(self.levels[c]) for c in columns)
-            axes = [0] + [1 + columns.index(c) for c in keep]
-            dx, dy = int(self.levels[keep[-2]]), int(self.levels[keep[-1]])
-
-            def draw(n_boot: int, rng: np.random.Generator) -> np.ndarray:
-                noise = triple_table_noise((n_boot, *shape), self.noise_var[1], self.noise_var[0], rng)
-                return np.transpose(noise, axes).reshape(n_boot, -1, dx, dy)
-            return draw
-        return "cells"
 
     def _table_p(self, key: tuple[int, int, tuple[int, ...]]) -> float:
         """p-value of x ⫫ y | S from the released table of {x, y} ∪ S (memoised)."""
@@ -620,7 +575,8 @@ class MarginalTablesDecider(Decider):
             table = np.transpose(self.tables[columns], [columns.index(c) for c in keep])
             table = table.reshape(-1, int(self.levels[key[0]]), int(self.levels[key[1]]))
             self.p_values[key] = noisy_table_test(table, self.noise_var[len(key[2])], rng=self.rng,
-                                                  n_boot=self.n_boot, noise=self._noise(columns, keep))
+                                                  n_boot=self.n_boot,
+                                                  noise=self.pair_noise if not key[2] else "cells")
         return self.p_values[key]
 
     def collider(self, x: int, z: int, y: int) -> bool:
@@ -690,7 +646,7 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                 collider_evidence: bool = DEFAULT_COLLIDER_EVIDENCE,
                 budget_candidates: bool = DEFAULT_BUDGET_CANDIDATES, max_p_colliders: bool = DEFAULT_MAX_P_COLLIDERS,
                 combine_screen: bool = DEFAULT_COMBINE_SCREEN, interaction_pairs: bool = DEFAULT_INTERACTION_PAIRS,
-                interaction_triples: bool = DEFAULT_INTERACTION_TRIPLES, node_names: Sequence[str] | None = None) -> PCResult:
+                node_names: Sequence[str] | None = None) -> PCResult:
     """Marginal-PC on integer-coded categorical ``data``: a CPDAG whose run is (``epsilon_total``, ``delta``)-DP.
 
     Parameters
@@ -784,8 +740,7 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                                     budget_candidates=bool(budget_candidates),
                                     max_p_colliders=bool(max_p_colliders),
                                     combine_screen=bool(combine_screen),
-                                    interaction_pairs=bool(interaction_pairs),
-                                    interaction_triples=bool(interaction_triples))
+                                    interaction_pairs=bool(interaction_pairs))
     result = run_pc(names, decider, max_order=order, ledger=ledger, max_tests=max_tests)
     if decider.max_p_colliders:  # every unshielded triple asked of the released tables, whatever its sepset
         index = {name: i for i, name in enumerate(result.nodes)}
@@ -803,7 +758,6 @@ def marginal_pc(data, *, levels, epsilon_total: float, delta: float = 1e-6, alph
                                  "max_p_colliders": decider.max_p_colliders,
                                  "combine_screen": decider.combine_screen,
                                  "interaction_pairs": decider.interaction_pairs,
-                                 "interaction_triples": decider.interaction_triples,
                                  "budget_candidates": decider.budget_candidates,
                                  "mu": float(np.sqrt(np.sum(mus ** 2))),
                                  "orders": decider.orders, "n_computed": len(decider.p_values)})

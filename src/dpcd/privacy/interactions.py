@@ -52,21 +52,6 @@ cells, plus the two margins' noise spread evenly over the other column —
 :func:`dpcd.ci.noisy.pair_table_noise` draws exactly this for the tests'
 bootstrap, and two rebuilt tables that share a column share its margin noise.
 
-**Three-way tables on top of the pairs.** A table of columns x, y, z splits
-likewise into its three-way interaction (C_x ⊗ C_y ⊗ C_z) T and a part fixed
-by its three pair tables (:func:`pair_part`). Once every pair table is
-released, a three-way table costs only its top interaction
-(:func:`triple_interaction_mechanism`): a replaced record that changes the
-columns D′ ⊆ Q of a table of columns Q moves its top interaction by
-2[∏_Q (1 − a) − ∏_{D′} (−a) ∏_{Q∖D′} (1 − a)] in squared norm (the same
-computation as for pairs), at most :func:`top_interaction_sensitivity` — 1/2
-for three binary columns, against 2 for the full table. Summed over the
-released tables this bounds the squared L2 sensitivity (a bound, attained
-when one changed set is the worst of every table); with N(0, σ²) per
-coordinate, σ = Δ/μ, the release is μ-GDP under replace-one, and the rebuilt
-tables (the pair tables' own noise lifted, plus the top interaction's) are
-post-processing of the two releases.
-
 Relation: replace one record (n public). Public: the domain sizes, n, μ.
 
 >>> import numpy as np
@@ -92,8 +77,7 @@ from ..validation import RngLike, as_rng, check_int, check_positive
 from .mechanisms import gdp_gaussian_mechanism
 
 __all__ = ["centred_basis", "interaction_sensitivity", "worst_columns", "interaction_vector",
-           "pair_interaction_mechanism", "top_interaction_sensitivity", "top_interaction", "pair_part",
-           "triple_interaction_mechanism"]
+           "pair_interaction_mechanism"]
 
 
 def _levels(levels: Sequence[int]) -> np.ndarray:
@@ -216,92 +200,3 @@ def pair_interaction_mechanism(tables: Mapping[tuple[int, int], np.ndarray], lev
         released[(a, b)] = (bases[da] @ coordinates @ bases[db].T + margins[a][:, None] / db
                             + margins[b][None, :] / da - n / (da * db))
     return released, sensitivity / mu, sensitivity
-
-
-def top_interaction_sensitivity(levels: Sequence[int]) -> float:
-    """Largest squared move of the top interaction (C ⊗ … ⊗ C) T of one table over columns of domain sizes ``levels``
-    when one count moves (module docstring: the maximum over the changed columns D′ ≠ ∅ of
-    2[∏ (1 − a) − ∏_{D′} (−a) ∏_{rest} (1 − a)]). Public sizes only.
-
-    >>> top_interaction_sensitivity([2, 2, 2]), round(top_interaction_sensitivity([2, 3]), 6)   # pairs: 2(1 - 1/3)
-    (0.5, 1.333333)
-    """
-    values = _levels(levels)
-    a = 1.0 / values
-    full = float(np.prod(1.0 - a))
-    best = 0.0
-    for size in range(1, values.size + 1):
-        for changed in combinations(range(values.size), size):
-            inside = np.isin(np.arange(values.size), changed)
-            best = max(best, 2.0 * (full - float(np.prod(np.where(inside, -a, 1.0 - a)))))
-    return best
-
-
-def top_interaction(table: np.ndarray) -> np.ndarray:
-    """Coordinates of a table's top interaction in the product of the :func:`centred_basis` of its axes (exact).
-
-    >>> float(top_interaction(np.ones((2, 2, 2))).sum())                   # a constant table has none
-    0.0
-    """
-    coordinates = np.asarray(table, dtype=np.float64)
-    for axis in range(coordinates.ndim):
-        coordinates = np.moveaxis(np.tensordot(coordinates, centred_basis(coordinates.shape[axis]), axes=([axis], [0])),
-                                  -1, axis)
-    return coordinates
-
-
-def _from_top(coordinates: np.ndarray) -> np.ndarray:
-    table = coordinates
-    for axis in range(table.ndim):
-        basis = centred_basis(table.shape[axis] + 1)
-        table = np.moveaxis(np.tensordot(table, basis, axes=([axis], [1])), -1, axis)
-    return table
-
-
-def pair_part(xy: np.ndarray, xz: np.ndarray, yz: np.ndarray, n: float) -> np.ndarray:
-    """The part of an (x, y, z) table its three pair tables fix (every component but the top interaction), from
-    them and the total ``n``; linear in the tables (``n = 0`` carries their noise alone). Batched over leading axes.
-
-    >>> t = np.random.default_rng(0).integers(0, 9, size=(2, 3, 2)).astype(float)
-    >>> rest = t - pair_part(t.sum(axis=2), t.sum(axis=1), t.sum(axis=0), t.sum())
-    >>> bool(np.allclose(rest, _from_top(top_interaction(t))))
-    True
-    """
-    xy, xz, yz = (np.asarray(t, dtype=np.float64) for t in (xy, xz, yz))
-    dx, dy, dz = xy.shape[-2], xy.shape[-1], xz.shape[-1]
-    r_x, r_y, r_z = xy.sum(axis=-1), xy.sum(axis=-2), xz.sum(axis=-2)
-    return (xy[..., :, :, None] / dz + xz[..., :, None, :] / dy + yz[..., None, :, :] / dx
-            - r_x[..., :, None, None] / (dy * dz) - r_y[..., None, :, None] / (dx * dz)
-            - r_z[..., None, None, :] / (dx * dy) + np.asarray(n, dtype=np.float64)[..., None, None, None]
-            / (dx * dy * dz))
-
-
-def triple_interaction_mechanism(tables: Mapping[tuple[int, int, int], np.ndarray],
-                                 pairs: Mapping[tuple[int, int], np.ndarray], levels: Sequence[int], *, n: float,
-                                 mu: float, rng: RngLike) -> tuple[dict[tuple[int, int, int], np.ndarray], float, float]:
-    """Release three-way tables as their top interactions with Gaussian noise and rebuild each with released pair
-    tables (module docstring).
-
-    ``tables`` maps sorted column triples to their exact tables over one data
-    set; ``pairs`` are released pair tables (keys (a, b), a < b, post-processing
-    of an earlier release), ``levels`` the public domain sizes and ``n`` the
-    public number of records. Returns the rebuilt tables (same keys), σ per
-    coordinate and Δ = √(Σ :func:`top_interaction_sensitivity`). μ-GDP under
-    replace-one; the rebuilt table's noise is the top interaction's plus the
-    pair tables' through :func:`pair_part`.
-    """
-    values = _levels(levels)
-    mu = check_positive(mu, "mu")
-    keys = sorted(tables)
-    if not keys:
-        raise ValueError("tables must hold at least one three-way table")
-    sensitivity = math.sqrt(sum(top_interaction_sensitivity(values[list(key)]) for key in keys))
-    exact = [top_interaction(tables[key]) for key in keys]
-    sizes = np.cumsum([0] + [t.size for t in exact])
-    noisy = gdp_gaussian_mechanism(np.concatenate([t.ravel() for t in exact]), sensitivity=sensitivity, mu=mu,
-                                   rng=as_rng(rng))
-    rebuilt = {}
-    for i, (x, y, z) in enumerate(keys):
-        top = noisy[sizes[i]:sizes[i + 1]].reshape(exact[i].shape)
-        rebuilt[(x, y, z)] = _from_top(top) + pair_part(pairs[(x, y)], pairs[(x, z)], pairs[(y, z)], n)
-    return rebuilt, sensitivity / mu, sensitivity
