@@ -68,7 +68,7 @@ def test_binary_columns_have_the_closed_form_and_the_bad_inputs_are_named():
     with pytest.raises(ValueError, match="levels"):
         interaction_sensitivity([2, 1])
     with pytest.raises(ValueError, match="every pair"):
-        pair_interaction_mechanism({(0, 1): np.ones((2, 2))}, [2, 2, 2], mu=1.0, rng=0)
+        pair_interaction_mechanism({(0, 1): np.ones((2, 2))}, [2, 2, 2], n=4, mu=1.0, rng=0)
     with pytest.raises(ValueError, match="shape"):
         interaction_vector({(0, 1): np.ones((2, 3))}, [2, 2])
 
@@ -81,7 +81,7 @@ def test_the_basis_is_orthonormal_and_the_tables_rebuild_exactly_without_noise()
     levels = (2, 4, 3, 2)
     codes = np.column_stack([rng.integers(0, d, size=500) for d in levels])
     tables = _tables(codes, levels)
-    rebuilt, sigma, sensitivity = pair_interaction_mechanism(tables, levels, mu=1e12, rng=1)
+    rebuilt, sigma, sensitivity = pair_interaction_mechanism(tables, levels, n=500, mu=1e12, rng=1)
     assert set(rebuilt) == set(tables)
     assert all(np.allclose(rebuilt[k], tables[k], atol=1e-6) for k in tables)
     assert np.isclose(sigma * 1e12, sensitivity) and np.isclose(sensitivity, interaction_sensitivity(levels))
@@ -97,7 +97,7 @@ def test_the_rebuilt_tables_noise_is_what_the_bootstrap_draws():
     levels = (2, 3, 4)
     tables = _tables(np.zeros((10, 3), dtype=int), levels)
     generator = np.random.default_rng(3)
-    draws = [pair_interaction_mechanism(tables, levels, mu=1.0, rng=generator)[0] for _ in range(6_000)]
+    draws = [pair_interaction_mechanism(tables, levels, n=10, mu=1.0, rng=generator)[0] for _ in range(6_000)]
     var = interaction_sensitivity(levels) ** 2
     for key in [(0, 1), (1, 2)]:
         noise = np.array([d[key] - tables[key] for d in draws]).reshape(len(draws), -1)
@@ -119,14 +119,14 @@ def test_the_interaction_test_holds_its_level_and_gains_power_over_the_full_tabl
     repetitions = 120
     for _ in range(repetitions):
         codes = np.column_stack([rng.integers(0, d, size=n) for d in levels])
-        rebuilt, sigma, _ = pair_interaction_mechanism(_tables(codes, levels), levels, mu=mu, rng=rng)
+        rebuilt, sigma, _ = pair_interaction_mechanism(_tables(codes, levels), levels, n=n, mu=mu, rng=rng)
         rejections["null"] += noisy_table_test(rebuilt[(0, 1)], sigma ** 2, rng=rng, n_boot=100,
                                                noise="interaction") <= 0.05
         dependent = codes.copy()
         flip = rng.random(n) < 0.04
         dependent[flip, 1] = dependent[flip, 0]  # a weak dependence of column 1 on column 0
         tables = _tables(dependent, levels)
-        rebuilt, sigma, _ = pair_interaction_mechanism(tables, levels, mu=mu, rng=rng)
+        rebuilt, sigma, _ = pair_interaction_mechanism(tables, levels, n=n, mu=mu, rng=rng)
         rejections["power_interaction"] += noisy_table_test(rebuilt[(0, 1)], sigma ** 2, rng=rng, n_boot=100,
                                                             noise="interaction") <= 0.05
         full_sigma = np.sqrt(2 * len(tables)) / mu  # the same mu spent on the full pair tables
@@ -146,7 +146,7 @@ def test_the_noise_models_are_checked_and_the_screen_reads_the_shared_margins():
     levels = (2, 2, 3)
     codes = np.column_stack([rng.integers(0, d, size=30_000) for d in levels])
     codes[:, 1] = np.where(rng.random(30_000) < 0.7, codes[:, 0], codes[:, 1])  # 0 -> 1, and 2 apart
-    rebuilt, sigma, _ = pair_interaction_mechanism(_tables(codes, levels), levels, mu=1.0, rng=rng)
+    rebuilt, sigma, _ = pair_interaction_mechanism(_tables(codes, levels), levels, n=30_000, mu=1.0, rng=rng)
     p_value = pairwise_screen_test(rebuilt[(0, 1)], rebuilt[(0, 2)], rebuilt[(1, 2)], sigma ** 2, 30_000, rng=7,
                                    noise="interaction")
     assert p_value < 0.01  # 0 and 1 are dependent given 2

@@ -133,7 +133,7 @@ def noisy_table_test(tables: np.ndarray, noise_var: float, *, rng: RngLike, n_bo
     ``"interaction"`` (one pair table rebuilt by
     :func:`dpcd.privacy.interactions.pair_interaction_mechanism`, ``noise_var``
     per released coordinate; the bootstrap draws
-    :func:`~dpcd.privacy.interactions.pair_table_noise`). Returns 1.0 when no
+    :func:`pair_table_noise`). Returns 1.0 when no
     stratum is large enough to carry evidence (the test cannot reject).
     Calibrated by the parametric bootstrap of the module docstring;
     post-processing only.

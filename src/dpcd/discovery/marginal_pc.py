@@ -534,7 +534,8 @@ class MarginalTablesDecider(Decider):
                   "mu": mu, "sigma": None, "sensitivity": None}
         if sets and order == 0 and self.interaction_pairs:  # every pair: interactions and margins (module step 1)
             exact_pairs = {columns: marginal_table(self.codes, self.levels, columns) for columns in sets}
-            released, sigma, sensitivity = pair_interaction_mechanism(exact_pairs, self.levels, mu=mu, rng=self.rng)
+            released, sigma, sensitivity = pair_interaction_mechanism(exact_pairs, self.levels, n=self.n, mu=mu,
+                                                                      rng=self.rng)
             self.tables.update(released)
         elif sets:
             sensitivity = math.sqrt(2.0 * len(sets))

@@ -60,7 +60,7 @@ Relation: replace one record (n public). Public: the domain sizes, n, μ.
 >>> rng = np.random.default_rng(0)
 >>> codes = rng.integers(0, 2, size=(1_000, 3))
 >>> tables = {(a, b): np.histogram2d(codes[:, a], codes[:, b], bins=2)[0] for a, b in [(0, 1), (0, 2), (1, 2)]}
->>> exact, sigma, sensitivity = pair_interaction_mechanism(tables, [2, 2, 2], mu=1e9, rng=1)  # noise ~ 1e-9
+>>> exact, sigma, sensitivity = pair_interaction_mechanism(tables, [2, 2, 2], n=1_000, mu=1e9, rng=1)  # no noise
 >>> all(np.allclose(exact[key], tables[key], atol=1e-6) for key in tables), round(sensitivity ** 2, 9)
 (True, 6.0)
 """
@@ -168,13 +168,14 @@ def interaction_vector(tables: Mapping[tuple[int, int], np.ndarray], levels: Seq
     return np.concatenate(parts + margins)
 
 
-def pair_interaction_mechanism(tables: Mapping[tuple[int, int], np.ndarray], levels: Sequence[int], *, mu: float,
-                               rng: RngLike) -> tuple[dict[tuple[int, int], np.ndarray], float, float]:
+def pair_interaction_mechanism(tables: Mapping[tuple[int, int], np.ndarray], levels: Sequence[int], *, n: int,
+                               mu: float, rng: RngLike) -> tuple[dict[tuple[int, int], np.ndarray], float, float]:
     """Release every pair table of p columns as interactions and margins with Gaussian noise (module theorem).
 
     ``tables`` maps each pair (a, b), a < b, of the p columns to its exact
-    (d_a × d_b) table over one data set of n records; ``levels`` are the
-    public domain sizes. Returns the rebuilt noisy pair tables (same keys),
+    (d_a × d_b) table over one data set of ``n`` records; ``levels`` are the
+    public domain sizes and ``n`` the public number of records (the rebuild's
+    total; never read from the tables). Returns the rebuilt noisy pair tables (same keys),
     σ (per released coordinate) and the sensitivity Δ. μ-GDP under replace-one
     with n and the domains public; the noise of each rebuilt table is
     :func:`dpcd.ci.noisy.pair_table_noise`'s.
@@ -182,7 +183,7 @@ def pair_interaction_mechanism(tables: Mapping[tuple[int, int], np.ndarray], lev
     values = _levels(levels)
     mu = check_positive(mu, "mu")
     pairs = _pairs(tables, values.size)
-    n = float(np.asarray(tables[pairs[0]]).sum())
+    n = float(check_int(n, "n", minimum=0))
     sensitivity = interaction_sensitivity(values)
     noisy = gdp_gaussian_mechanism(interaction_vector(tables, values), sensitivity=sensitivity, mu=mu,
                                    rng=as_rng(rng))
