@@ -315,21 +315,31 @@ def _every_table_moves(pair: NeighbouringPair) -> NeighbouringPair:
 
 
 def _worst_interaction_move(pair: NeighbouringPair) -> NeighbouringPair:
-    """The replace-one pair with the replaced record changed in the columns that move Marginal-PC's release most.
+    """The replace-one pair with the replaced record changed in as many columns as move Marginal-PC's release most.
 
     Marginal-PC releases order 0 as every pair's interaction and every margin,
-    which a record changed in the columns :func:`dpcd.privacy.interactions.worst_columns`
-    names moves by its full sensitivity (a record changed in every column moves
-    it less), and the higher orders' tables, each of which a count moving in
-    any of its columns moves by its full √2. On binary columns the worst
-    columns hold X₀ and X₁, which keep the borderline move, and one of any
-    two columns, so every table moves too.
+    which a record changed in k columns moves by its full sensitivity, k the
+    size of :func:`dpcd.privacy.interactions.worst_columns` (on binary columns
+    any k; a record changed in every column moves it less), and the higher
+    orders' tables, each of which a count moving in any of its columns moves by
+    its full √2. The borderline pair already changes the record in some
+    columns (X₀ or X₁, keeping its borderline move); further columns from X₂ on
+    are flipped until k are changed. On p = 4 binary columns k = 3, which
+    meets every three-way table.
     """
     from ..privacy.interactions import worst_columns
 
-    worst = [c for c in worst_columns([2] * np.asarray(pair.data).shape[1]) if c >= 2]
-    return _changed_in(pair, worst, f"columns {worst} (order 0's release moves by its full sensitivity, and every "
-                                    "table of the higher orders by its)")
+    data, neighbour = np.asarray(pair.data), np.asarray(pair.neighbour).copy()
+    size = len(worst_columns([2] * data.shape[1]))
+    flipped: set[int] = set()
+    for row in np.flatnonzero((data != neighbour).any(axis=1)):
+        already = set(np.flatnonzero(data[row] != neighbour[row]).tolist())
+        extra = [c for c in range(2, data.shape[1]) if c not in already][:max(size - len(already), 0)]
+        neighbour[row, extra] = 1 - data[row, extra]  # binary columns: flip them
+        flipped.update(extra)
+    return NeighbouringPair(data, neighbour, "replace", pair.description + "; the replaced record also differs in "
+                            f"columns {sorted(flipped)}, {size} changed in all (order 0's release moves by its full "
+                            "sensitivity, and every table of the higher orders by its)", pair.meta)
 
 
 def _changed_in(pair: NeighbouringPair, columns, what: str) -> NeighbouringPair:

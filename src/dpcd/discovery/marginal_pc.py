@@ -13,8 +13,9 @@ tests read — and makes every decision from them as post-processing:
    pair table is rebuilt. A replaced record moves this release by
    Δ₀ = :func:`~dpcd.privacy.interactions.interaction_sensitivity` (on p
    binary columns Δ₀² = ⌊(p + 2)²/4⌋ against the full tables' 2M₀ = p(p − 1)),
-   so the same μ₀ buys a quarter (binary columns, large p) to two thirds of
-   the noise variance; the tests' bootstrap draws the rebuilt tables' own
+   so the same μ₀ buys from about a quarter of the noise variance (binary
+   columns, large p; alarm 0.43) up to just under the full tables' (few
+   columns, many categories); the tests' bootstrap draws the rebuilt tables' own
    noise (``noise="interaction"`` in :mod:`dpcd.ci.noisy`). Where Δ₀² is not
    below 2M₀ (few columns, or many categories: the margins cost 2 per
    changed column) the full tables are released: a comparison of public
