@@ -10,6 +10,7 @@ import pytest
 from dpcd import audit
 from dpcd.ci.noisy import noisy_table_test, pair_table_noise, pairwise_screen_test
 from dpcd.datasets import load_bnlearn
+from dpcd.discovery.counted import marginal_table
 from dpcd.discovery.marginal_pc import marginal_pc, order_weights, worst_case
 from dpcd.privacy.gdp import gdp_mu
 from dpcd.privacy.interactions import (
@@ -22,12 +23,7 @@ from dpcd.privacy.interactions import (
 
 
 def _tables(codes: np.ndarray, levels) -> dict[tuple[int, int], np.ndarray]:
-    tables = {}
-    for a, b in combinations(range(len(levels)), 2):
-        table = np.zeros((levels[a], levels[b]))
-        np.add.at(table, (codes[:, a], codes[:, b]), 1.0)
-        tables[(a, b)] = table
-    return tables
+    return {pair: marginal_table(codes, levels, pair).astype(float) for pair in combinations(range(len(levels)), 2)}
 
 
 @pytest.mark.parametrize("levels", [(2, 2), (2, 3, 2), (3, 2, 4), (2, 2, 2, 2), (2, 3, 4, 5), (2, 2, 2, 2, 2, 3)])

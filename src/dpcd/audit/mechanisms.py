@@ -466,13 +466,10 @@ class _InteractionProjection:
 def _pair_vector(codes: np.ndarray, levels: tuple[int, ...]) -> np.ndarray:
     from itertools import combinations
 
+    from ..discovery.counted import marginal_table
     from ..privacy.interactions import interaction_vector
 
-    tables = {}
-    for a, b in combinations(range(len(levels)), 2):
-        table = np.zeros((levels[a], levels[b]))
-        np.add.at(table, (codes[:, a], codes[:, b]), 1.0)
-        tables[(a, b)] = table
+    tables = {pair: marginal_table(codes, levels, pair) for pair in combinations(range(len(levels)), 2)}
     return interaction_vector(tables, levels)
 
 
