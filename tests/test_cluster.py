@@ -148,3 +148,43 @@ def test_a_table_that_changes_between_its_count_and_its_read_is_refused(tmp_path
     with pytest.raises(DataPreparationError, match="changed while it was read"):
         _release(path, sample.schema(), out)
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_csv_is_cut_and_counted_once_and_its_read_uses_those_parts(tmp_path, monkeypatch):
+    import dpcd.release.cluster as cluster_module
+
+    sample = load_bnlearn("asia", 1_200, rng=3)
+    path = tmp_path / "t.csv"
+    sample.data.astype(str).to_csv(path, index=False)
+    table = ClusterTable(path, block_bytes=4_000)  # no scheduler and no client: Dask's local threads, in-process
+    layout = cluster_module.cluster_layout(table)
+    assert len(layout.parts) > 2 and sum(layout.rows) == 1_200 and list(layout.header) == list(sample.data.columns)
+    counted = []
+    real = cluster_module._count_block
+
+    def spy(*args):
+        counted.append(args[1:3])
+        return real(*args)
+
+    monkeypatch.setattr(cluster_module, "_count_block", spy)
+    one = _release(table, sample.schema(), tmp_path / "one")
+    assert sorted(counted) == sorted((part[2], part[3]) for part in layout.parts)  # each range counted once
+    monkeypatch.undo()
+    assert one == _release(path, sample.schema(), tmp_path / "two")  # the release of the same records
+
+
+def test_a_scheduler_that_does_not_answer_is_refused_in_step_one_for_a_columnar_table_too(tmp_path):
+    import dask
+
+    import dpcd.release.cluster as cluster_module
+
+    good = tmp_path / "t.parquet"
+    parquet.write_table(pa.table({"a": [1, 2] * 60, "b": [0, 1] * 60}), good)
+    table = ClusterTable(good, scheduler="tcp://127.0.0.1:9")  # the discard port: nothing listens
+    out = tmp_path / "out"
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        with pytest.raises(RuntimeError, match="no Dask scheduler answered"):
+            cluster_module.cluster_layout(table)
+        with pytest.raises(RuntimeError, match="tcp://127.0.0.1:9"):
+            _release(table, Schema.categorical([3, 2], names=["a", "b"]), out)
+    assert not out.exists() or not any(out.iterdir())

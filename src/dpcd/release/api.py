@@ -107,7 +107,7 @@ from ..validation import (
     check_int,
     check_probability,
 )
-from .cluster import cluster_shape, encode_on_cluster, holds_lines, is_cluster_source
+from .cluster import ClusterTable, cluster_layout, cluster_shape, encode_on_cluster, holds_lines, is_cluster_source
 from .tables import (
     check_line_labels,
     encode_chunks,
@@ -621,21 +621,25 @@ def _request(data: Any, schema: Any, epsilon: float, delta: float, algorithm: st
     return _Request(declared, epsilon, delta, target, auto, spec, options, warnings)
 
 
-def _public_rows(data: Any, request: _Request) -> int | None:
+def _public_rows(data: Any, request: _Request) -> tuple[Any, int | None]:
     """Step 1: the file's header against the schema and, under replace-one, its row count (public) against the
-    schema's n, ``min_rows`` and δ < 1/n; n, or None where the relation protects it."""
+    schema's n, ``min_rows`` and δ < 1/n. Returns what step 3 reads (a :class:`~dpcd.release.cluster.ClusterTable`
+    as its :class:`~dpcd.release.cluster.ClusterLayout`, cut into parts once; anything else as given) and n, or
+    None where the relation protects it."""
+    if isinstance(data, ClusterTable):
+        data = cluster_layout(data, delimiter=request.options.delimiter)
     shape = cluster_shape if is_cluster_source(data) else table_shape
     header, rows = shape(data, delimiter=request.options.delimiter)
     request.schema.check_header(header)
     if not request.target.n_public:
-        return None
+        return data, None
     if request.schema.n is not None and rows != request.schema.n:
         raise DataPreparationError(f"the data has {rows} rows but the schema declares n = {request.schema.n}")
     if rows < request.options.min_rows:
         raise DataPreparationError(f"the data has {rows} rows; at least {request.options.min_rows} are needed")
     if request.delta >= 1.0 / rows:
         raise ValueError(f"delta must be below 1/n = {1.0 / rows:.3g} for n = {rows} rows, got {request.delta}")
-    return rows
+    return data, rows
 
 
 @dataclass(frozen=True)
@@ -799,7 +803,7 @@ def discover(
     bar = _progress(progress, 4 + int(request.forecast_made) + int(output is not None))  # the steps _done counts
     try:
         _begin(bar, "checking the file's structure")  # 1. every refusal it decides comes before any forecast
-        n = _public_rows(data, request)
+        data, n = _public_rows(data, request)
         _done(bar)
         prepared = _prepare(request, n, bar)  # 2. public inputs only
         plan = prepared.plan

@@ -63,7 +63,8 @@ from .tables import (
     read_chunks,
 )
 
-__all__ = ["BLOCK_BYTES", "ClusterTable", "is_cluster_source", "holds_lines", "cluster_shape", "encode_on_cluster"]
+__all__ = ["BLOCK_BYTES", "ClusterTable", "ClusterLayout", "cluster_layout", "is_cluster_source", "holds_lines",
+           "cluster_shape", "encode_on_cluster"]
 
 BLOCK_BYTES = 32 * 2 ** 20
 """Bytes of a CSV per part read on a cluster (a part holds the lines that begin in its byte range): a setting of the
@@ -101,19 +102,46 @@ class ClusterTable:
         object.__setattr__(self, "block_bytes", int(self.block_bytes))
 
 
+@dataclass(frozen=True)
+class ClusterLayout:
+    """A :class:`ClusterTable` cut into its parts once (:func:`cluster_layout`): the header, the parts and each
+    part's record count, from the table's structure alone. A release counts the rows from it (step 1) and reads the
+    same parts (step 3), so a CSV is scanned twice on the cluster, not three times."""
+
+    table: ClusterTable
+    header: tuple[str, ...]
+    parts: tuple[tuple[Any, ...], ...]
+    rows: tuple[int, ...]
+
+
+def cluster_layout(table: ClusterTable, *, delimiter: str = ",") -> ClusterLayout:
+    """``table`` cut into its parts, each with its record count (a CSV's counted on the cluster; a columnar file's
+    from its metadata). Structure only: no value decides anything."""
+    if not isinstance(table, ClusterTable):
+        raise TypeError(f"table must be a ClusterTable, got {type(table).__name__}")
+    header, parts, rows = _parts(table, delimiter)
+    if columnar_format(table.path) is not None and table.scheduler is not None:
+        _run([], table.scheduler)  # metadata is read here: ask the scheduler now, so that one not answering is
+        #                            refused in step 1, before any budget is planned, as a CSV's count is
+    return ClusterLayout(table, tuple(header), tuple(parts), tuple(int(r) for r in rows))
+
+
 def _is_dask_frame(data: Any) -> bool:
     return type(data).__module__.split(".", 1)[0] == "dask" and hasattr(data, "to_delayed") \
         and hasattr(data, "columns")
 
 
 def is_cluster_source(data: Any) -> bool:
-    """Whether ``data`` is read on a cluster: a :class:`ClusterTable` or a Dask DataFrame."""
-    return isinstance(data, ClusterTable) or _is_dask_frame(data)
+    """Whether ``data`` is read on a cluster: a :class:`ClusterTable`, its :class:`ClusterLayout` or a Dask
+    DataFrame."""
+    return isinstance(data, (ClusterTable, ClusterLayout)) or _is_dask_frame(data)
 
 
 def holds_lines(data: Any) -> bool:
     """Whether ``data``'s records are lines of a CSV (a CSV path, or a :class:`ClusterTable` of one), so that a
     category holding a line break must be refused (:func:`dpcd.release.tables.check_line_labels`)."""
+    if isinstance(data, ClusterLayout):
+        data = data.table
     if isinstance(data, ClusterTable):
         data = data.path
     return isinstance(data, (str, os.PathLike)) and columnar_format(data) is None
@@ -236,8 +264,8 @@ def cluster_shape(data: Any, *, delimiter: str = ",") -> tuple[list[str], int]:
         dask = _dask()
         lengths = _run([dask.delayed(len)(part) for part in data.to_delayed()], None)
         return header, int(sum(lengths))
-    header, _, rows = _parts(data, delimiter)
-    return header, int(sum(rows))
+    layout = data if isinstance(data, ClusterLayout) else cluster_layout(data, delimiter=delimiter)
+    return list(layout.header), int(sum(layout.rows))
 
 
 def encode_on_cluster(data: Any, view: Schema, schema: Schema, *, delimiter: str = ",",
@@ -248,15 +276,16 @@ def encode_on_cluster(data: Any, view: Schema, schema: Schema, *, delimiter: str
     (None when a part's cannot be made). ``on_chunk(records)`` is told each part's size as it arrives (on Dask's
     local threads: all at the end). ``counted``: each worker returns its part's distinct rows with counts, which is
     all that travels back (the statistic an algorithm that :func:`~dpcd.registry.reads_counts` needs), combined
-    here."""
+    here. A :class:`ClusterLayout` is read as cut; a :class:`ClusterTable` is cut first."""
     dask = _dask()
     if _is_dask_frame(data):
         tasks = [dask.delayed(_encode_partition)(part, view, schema, counted) for part in data.to_delayed()]
         scheduler = None
     else:
-        header, parts, _ = _parts(data, delimiter)
-        tasks = [dask.delayed(_encode_part)(part, header, delimiter, view, schema, counted) for part in parts]
-        scheduler = data.scheduler
+        layout = data if isinstance(data, ClusterLayout) else cluster_layout(data, delimiter=delimiter)
+        header = list(layout.header)
+        tasks = [dask.delayed(_encode_part)(part, header, delimiter, view, schema, counted) for part in layout.parts]
+        scheduler = layout.table.scheduler
     results = _run(tasks, scheduler, None if on_chunk is None else lambda result: on_chunk(result[0].shape[0]))
     encoded = [frame for frame, _ in results]
     counts = None
