@@ -50,11 +50,11 @@ from ..discovery.counted import CountedRows
 from ..schema import DataPreparationError, Schema
 from .tables import (
     CHUNK_ROWS,
-    blank_line,
     block_lines,
     columnar_format,
     columnar_piece_chunks,
     columnar_pieces,
+    count_records,
     csv_chunks,
     csv_header,
     encode_chunks,
@@ -200,12 +200,8 @@ def _run(tasks: list[Any], scheduler: str | None, on_done: Callable[[Any], None]
 
 
 def _count_block(path: str, start: int, end: int, delimiter: str) -> tuple[int, int]:
-    """A CSV range's (records, lines): its non-blank lines, as :func:`~dpcd.release.tables.table_shape` counts."""
-    records = lines = 0
-    for line in block_lines(path, start, end):
-        lines += 1
-        records += not blank_line(line, delimiter)
-    return records, lines
+    """A CSV range's (records, lines), counted as :func:`~dpcd.release.tables.table_shape` counts."""
+    return count_records(block_lines(path, start, end), delimiter)
 
 
 def _csv_parts(table: ClusterTable, delimiter: str) -> tuple[list[str], list[tuple[Any, ...]], list[int]]:

@@ -41,7 +41,7 @@ from ..schema import Column, DataPreparationError, Schema, SchemaError
 __all__ = ["read_table", "read_chunks", "table_shape", "encode_table", "plain_cell", "check_line_labels", "CHUNK_ROWS",
            "COLUMNAR_SUFFIXES", "columnar_format", "quality_counts", "merge_quality", "quality_lines", "encode_chunks",
            "join_encoded", "csv_chunks", "decode_line", "arrow_frame", "csv_header", "block_lines", "blank_line", "columnar_pieces",
-           "columnar_piece_chunks", "empty_table"]
+           "columnar_piece_chunks", "empty_table", "count_records"]
 
 CHUNK_ROWS = 100_000
 """Records per chunk when a release reads a table (:func:`read_chunks`): the text of one chunk is what is held at
@@ -138,7 +138,21 @@ def table_shape(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str =
         header, _, rows = columnar_pieces(data)
         return header, sum(rows)
     header, lines = _csv_lines(data, delimiter)
-    return header, sum(1 for line in lines if not blank_line(line, delimiter))
+    return header, count_records(lines, delimiter)[0]
+
+
+def count_records(lines: Iterable[str], delimiter: str = ",") -> tuple[int, int]:
+    r"""(records, lines) of a CSV's lines after its header: a record is a line that is not blank (:func:`blank_line`),
+    the rule of :func:`table_shape` and of a cluster's count per part. Structure only.
+
+    >>> count_records(["1,2\n", "\n", "3,4"])
+    (2, 3)
+    """
+    records = total = 0
+    for line in lines:
+        total += 1
+        records += not blank_line(line, delimiter)
+    return records, total
 
 
 def read_chunks(data: str | os.PathLike[str] | pd.DataFrame, *, delimiter: str = ",",
