@@ -188,3 +188,18 @@ def test_a_scheduler_that_does_not_answer_is_refused_in_step_one_for_a_columnar_
         with pytest.raises(RuntimeError, match="tcp://127.0.0.1:9"):
             _release(table, Schema.categorical([3, 2], names=["a", "b"]), out)
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_dask_partition_whose_columns_differ_is_refused_in_step_one(tmp_path):
+    import dask
+
+    first = pd.DataFrame({"a": [0, 1, 2], "b": [0, 1, 0]})
+    second = pd.DataFrame({"a": [1, 2], "c": [0, 1]})
+    frame = dd.from_delayed([dask.delayed(first.copy)(), dask.delayed(second.copy)()], meta=first.iloc[:0],
+                            verify_meta=False)
+    with pytest.raises(DataPreparationError, match="partition 1"):
+        cluster_shape(frame)
+    out = tmp_path / "out"
+    with pytest.raises(DataPreparationError, match="partition 1"):
+        _release(frame, Schema.categorical([3, 2], names=["a", "b"]), out)
+    assert not out.exists() or not any(out.iterdir())

@@ -247,19 +247,29 @@ def _encode_partition(frame: pd.DataFrame, view: Schema, schema: Schema,
     return encode_chunks(read_chunks(frame), view, schema, counted=counted)
 
 
+def _partition_shape(frame: pd.DataFrame) -> tuple[int, tuple[str, ...]]:
+    """A worker's task: a partition's number of rows and its column names (as text): its structure only."""
+    return len(frame), tuple(str(name) for name in frame.columns)
+
+
 def cluster_shape(data: Any, *, delimiter: str = ",") -> tuple[list[str], int]:
     """The header's names and the number of records of a cluster source (:func:`is_cluster_source`), by
     :func:`~dpcd.release.tables.table_shape`'s rule: a CSV's non-blank lines, counted part by part on the cluster;
     a columnar file's metadata, read here; a Dask DataFrame's partition lengths, which Dask computes from its
-    partitions (so a Dask DataFrame's values are computed twice; nothing but the lengths is kept). Structure: no
-    value decides anything here."""
+    partitions (so a Dask DataFrame's values are computed twice; nothing but the lengths and column names is kept),
+    each partition's columns checked against the frame's so that a partition that differs is refused here, before
+    any budget is planned. Structure: no value decides anything here."""
     if _is_dask_frame(data):
         header = [str(name) for name in data.columns]
         if len(set(header)) != len(header):
             raise DataPreparationError("the Dask DataFrame's column names must be unique (as text)")
         dask = _dask()
-        lengths = _run([dask.delayed(len)(part) for part in data.to_delayed()], None)
-        return header, int(sum(lengths))
+        shapes = _run([dask.delayed(_partition_shape)(part) for part in data.to_delayed()], None)
+        for index, (_, columns) in enumerate(shapes):
+            if list(columns) != header:
+                raise DataPreparationError(f"partition {index} of the Dask DataFrame has the columns {list(columns)}, "
+                                           f"not the frame's {header}; give every partition the frame's columns")
+        return header, int(sum(rows for rows, _ in shapes))
     layout = data if isinstance(data, ClusterLayout) else cluster_layout(data, delimiter=delimiter)
     return list(layout.header), int(sum(layout.rows))
 
