@@ -310,8 +310,11 @@ def _every_table_moves(pair: NeighbouringPair) -> NeighbouringPair:
     that differs in every column moves every table by two cells, the full L2
     sensitivity √(2M), while the (X₀, X₁) table keeps its borderline move.
     """
-    return _changed_in(pair, range(2, np.asarray(pair.data).shape[1]), "every other column (every marginal table "
-                                                                       "moves by its full sensitivity)")
+    data, neighbour = np.asarray(pair.data), np.asarray(pair.neighbour).copy()
+    for row in np.flatnonzero((data != neighbour).any(axis=1)):
+        neighbour[row, 2:] = 1 - data[row, 2:]  # binary columns: flip every other (X0 and X1 keep their move)
+    return NeighbouringPair(data, neighbour, "replace", pair.description + "; the replaced record also differs in "
+                            "every other column (every marginal table moves by its full sensitivity)", pair.meta)
 
 
 def _worst_interaction_move(pair: NeighbouringPair) -> NeighbouringPair:
@@ -340,15 +343,6 @@ def _worst_interaction_move(pair: NeighbouringPair) -> NeighbouringPair:
     return NeighbouringPair(data, neighbour, "replace", pair.description + "; the replaced record also differs in "
                             f"columns {sorted(flipped)}, {size} changed in all (order 0's release moves by its full "
                             "sensitivity, and every table of the higher orders by its)", pair.meta)
-
-
-def _changed_in(pair: NeighbouringPair, columns, what: str) -> NeighbouringPair:
-    data, neighbour = np.asarray(pair.data), np.asarray(pair.neighbour).copy()
-    columns = list(columns)
-    for row in np.flatnonzero((data != neighbour).any(axis=1)):
-        neighbour[row, columns] = 1 - data[row, columns]  # binary columns: flip them
-    return NeighbouringPair(data, neighbour, "replace", pair.description + "; the replaced record also differs in "
-                            + what, pair.meta)
 
 
 @dataclass(frozen=True)
