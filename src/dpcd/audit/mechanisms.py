@@ -503,12 +503,12 @@ def interaction_cases(*, epsilon: float = 1.0, delta: float = 1e-5, n_records: i
     move = float(np.linalg.norm(second - first))
     direction = tuple(((second - first) / move).tolist())
     mu = gdp_mu(epsilon, delta)
+    centre = float(np.asarray(first) @ np.asarray(direction)) + 0.5 * move
     cases = []
     for sensitivity, name, flawed in [(interaction_sensitivity(levels), "Pair interactions and margins", False),
                                       (float(np.sqrt(2.0 * p)), "BROKEN pair interactions and margins, the "
                                        "sensitivity of a record changed in every column", True)]:
         sigma = sensitivity / mu
-        centre = float(np.asarray(first) @ np.asarray(direction)) + 0.5 * move
         cases.append(AuditCase(name, _InteractionProjection(mu, levels, sensitivity, direction), pair,
                                _threshold_grid(centre, 5.0 * sigma + 0.5 * move), epsilon, delta, True,
                                note=f"Gaussian at mu-GDP, Delta^2 = {sensitivity ** 2:.4g} ({p} binary columns; "

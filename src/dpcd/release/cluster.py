@@ -114,9 +114,11 @@ class ClusterLayout:
     rows: tuple[int, ...]
 
 
-def cluster_layout(table: ClusterTable, *, delimiter: str = ",") -> ClusterLayout:
+def cluster_layout(table: ClusterTable | ClusterLayout, *, delimiter: str = ",") -> ClusterLayout:
     """``table`` cut into its parts, each with its record count (a CSV's counted on the cluster; a columnar file's
-    from its metadata). Structure only: no value decides anything."""
+    from its metadata); a layout already cut is returned as it is. Structure only: no value decides anything."""
+    if isinstance(table, ClusterLayout):
+        return table
     if not isinstance(table, ClusterTable):
         raise TypeError(f"table must be a ClusterTable, got {type(table).__name__}")
     header, parts, rows = _parts(table, delimiter)
@@ -270,7 +272,7 @@ def cluster_shape(data: Any, *, delimiter: str = ",") -> tuple[list[str], int]:
                 raise DataPreparationError(f"partition {index} of the Dask DataFrame has the columns {list(columns)}, "
                                            f"not the frame's {header}; give every partition the frame's columns")
         return header, int(sum(rows for rows, _ in shapes))
-    layout = data if isinstance(data, ClusterLayout) else cluster_layout(data, delimiter=delimiter)
+    layout = cluster_layout(data, delimiter=delimiter)
     return list(layout.header), int(sum(layout.rows))
 
 
@@ -288,7 +290,7 @@ def encode_on_cluster(data: Any, view: Schema, schema: Schema, *, delimiter: str
         tasks = [dask.delayed(_encode_partition)(part, view, schema, counted) for part in data.to_delayed()]
         scheduler = None
     else:
-        layout = data if isinstance(data, ClusterLayout) else cluster_layout(data, delimiter=delimiter)
+        layout = cluster_layout(data, delimiter=delimiter)
         header = list(layout.header)
         tasks = [dask.delayed(_encode_part)(part, header, delimiter, view, schema, counted) for part in layout.parts]
         scheduler = layout.table.scheduler
