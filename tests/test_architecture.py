@@ -278,7 +278,7 @@ def test_every_run_of_a_release_a_forecast_or_the_benchmark_is_built_by_one_rele
             assert "calibrate" not in names, name
 
 
-NULL_SIMULATIONS = {"dpcd.ci.noisy", "dpcd.ci.gcm"}
+NULL_SIMULATIONS = {"dpcd.ci.noisy", "dpcd.ci.gcm", "dpcd.ci.denoise"}
 """Modules that draw Gaussian numbers to simulate a test's null distribution from already-noisy statistics
 (a parametric bootstrap: post-processing, not privacy noise)."""
 RANDOM_FEATURES = {"dpcd.ci.hsic"}

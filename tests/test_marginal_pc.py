@@ -286,13 +286,15 @@ def test_combining_the_screen_is_post_processing_and_decides_by_fishers_p():
     from dpcd.discovery.marginal_pc import DEFAULT_COMBINE_SCREEN, fisher_combined_p
 
     sample = load_bnlearn("alarm", 50_000, rng=0)
-    runs = {flag: marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, combine_screen=flag)
-            for flag in (False, True)}
+    runs = {flag: marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, combine_screen=flag,
+                              denoise=None) for flag in (False, True)}
     assert runs[False].ledger.epsilons().tolist() == runs[True].ledger.epsilons().tolist()  # same spending
     assert runs[True].info["combine_screen"] is True and DEFAULT_COMBINE_SCREEN is True  # chosen on development data
     assert runs[False].skeleton != runs[True].skeleton  # the option acts on this draw
-    off = marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, screen_alpha=0.0)
+    off = marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, screen_alpha=0.0, denoise=None)
     assert off.info["combine_screen"] is False  # without a screen there is nothing to combine
+    estimated = marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, denoise=1)
+    assert estimated.info["combine_screen"] is False  # order 1 reads estimates that hold the pair tables already
     sample = load_bnlearn("asia", 20_000, rng=1)
     codes, levels = sample.data.to_numpy(), np.asarray(sample.levels)
     deciders = {}
@@ -315,3 +317,20 @@ def test_combining_the_screen_is_post_processing_and_decides_by_fishers_p():
         assert deciders[True].decide(x, y, S) == (joint > 0.05)
         flips += deciders[False].decide(x, y, S) != deciders[True].decide(x, y, S)
     assert flips > 0
+
+
+def test_order_two_reading_estimated_tables_is_post_processing_and_acts():
+    from dpcd.discovery.marginal_pc import DEFAULT_DENOISE
+
+    sample = load_bnlearn("alarm", 50_000, rng=0)
+    runs = {flag: marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, denoise=flag)
+            for flag in (None, 2)}
+    assert DEFAULT_DENOISE == 2 and runs[2].info["denoise"] == 2 and runs[2].info["combine_screen"] is True
+    # orders 0 and 1 decide alike, so order 2 buys the same tables: the same releases, other decisions
+    assert runs[None].ledger.epsilons().tolist() == runs[2].ledger.epsilons().tolist()
+    assert runs[None].info["orders"] == runs[2].info["orders"]
+    assert runs[None].skeleton != runs[2].skeleton
+    worst = MARGINAL_PC.privacy_map(epsilon_total=1.0, delta=1e-6)
+    assert runs[2].ledger.total("tight", target_delta=1e-6).epsilon <= worst.epsilon + 1e-9
+    with pytest.raises(ValueError, match="denoise"):
+        marginal_pc(sample.data, levels=sample.levels, epsilon_total=1.0, rng=7, denoise=0)

@@ -55,6 +55,7 @@ import math
 import numpy as np
 
 from ..validation import RngLike, as_rng, check_int, check_positive
+from .denoise import ComponentNoise
 
 __all__ = ["noisy_table_test", "pairwise_screen_test", "pair_table_noise", "DEFAULT_BOOTSTRAP", "MIN_STRATUM",
            "NOISE_MODELS"]
@@ -78,8 +79,9 @@ def _independence_fit(tables: np.ndarray) -> np.ndarray:
     return size * p_rows * p_cols
 
 
-def _statistic(tables: np.ndarray, noise_var: float, keep: np.ndarray) -> np.ndarray:
-    """max(standardised stratified Pearson, standardised pooled Pearson) of (..., strata, |X|, |Y|) noisy tables."""
+def _statistics(tables: np.ndarray, noise_var: float, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stratified and the pooled Pearson statistics of (..., strata, |X|, |Y|) noisy tables, each centred by
+    its degrees of freedom and scaled by √(2 df)."""
     expected = _independence_fit(tables)
     residual = tables - expected
     variance = expected + noise_var
@@ -87,8 +89,22 @@ def _statistic(tables: np.ndarray, noise_var: float, keep: np.ndarray) -> np.nda
     pooled = (residual[..., keep, :, :].sum(axis=-3) ** 2 / variance[..., keep, :, :].sum(axis=-3)).sum(axis=(-1, -2))
     cells = (tables.shape[-1] - 1) * (tables.shape[-2] - 1)
     df_strata = max(int(keep.sum()), 1) * cells
-    return np.maximum((per_stratum - df_strata) / math.sqrt(2.0 * df_strata),
-                      (pooled - cells) / math.sqrt(2.0 * cells))
+    return (per_stratum - df_strata) / math.sqrt(2.0 * df_strata), (pooled - cells) / math.sqrt(2.0 * cells)
+
+
+def _statistic(tables: np.ndarray, noise_var: float, keep: np.ndarray) -> np.ndarray:
+    """max(standardised stratified Pearson, standardised pooled Pearson) of (..., strata, |X|, |Y|) noisy tables."""
+    return np.maximum(*_statistics(tables, noise_var, keep))
+
+
+def _studentised_p(observed: tuple[float, float], null: tuple[np.ndarray, np.ndarray]) -> float:
+    """p-value of max(stratified, pooled), each statistic standardised by its own null draws' mean and standard
+    deviation: where the noise is not the same in every direction their degrees of freedom do not describe them."""
+    centre = [float(np.mean(t)) for t in null]
+    scale = [max(float(np.std(t)), 1e-12) for t in null]
+    def joint(values):
+        return np.maximum(*((v - c) / s for v, c, s in zip(values, centre, scale)))
+    return _p_value(float(joint(observed)), joint(null))
 
 
 def _p_value(observed: float, null: np.ndarray) -> float:
@@ -115,8 +131,11 @@ def pair_table_noise(shape: tuple[int, ...], noise_var: float, rng: np.random.Ge
     return centred + rows[..., :, None] / shape[-1] + columns[..., None, :] / shape[-2]
 
 
-def _cell_variance(shape: tuple[int, ...], noise_var: float, noise: str) -> float:
-    """Per-cell noise variance of a released (..., |X|, |Y|) table under the ``noise`` model (:data:`NOISE_MODELS`)."""
+def _cell_variance(shape: tuple[int, ...], noise_var: float, noise: str | ComponentNoise) -> float:
+    """Per-cell noise variance of a released (..., |X|, |Y|) table under the ``noise`` model (:data:`NOISE_MODELS`, or
+    an estimated table's :class:`~dpcd.ci.denoise.ComponentNoise`)."""
+    if isinstance(noise, ComponentNoise):
+        return noise.cell_variance
     if noise not in NOISE_MODELS:
         raise ValueError(f"noise must be one of {NOISE_MODELS}, got {noise!r}")
     if noise == "cells":
@@ -125,15 +144,20 @@ def _cell_variance(shape: tuple[int, ...], noise_var: float, noise: str) -> floa
     return noise_var * ((1.0 - a) * (1.0 - b) + a * a + b * b)
 
 
-def noisy_table_test(tables: np.ndarray, noise_var: float, *, rng: RngLike, n_boot: int = DEFAULT_BOOTSTRAP,
-                     min_stratum: float = MIN_STRATUM, noise: str = "cells") -> float:
+def noisy_table_test(tables: np.ndarray, noise_var: float | None, *, rng: RngLike, n_boot: int = DEFAULT_BOOTSTRAP,
+                     min_stratum: float = MIN_STRATUM, noise: str | ComponentNoise = "cells") -> float:
     """p-value of X ⫫ Y | S from a noisy table of shape (strata of S, |X|, |Y|) with per-cell noise variance.
 
     ``noise``: ``"cells"`` (i.i.d. N(0, ``noise_var``) per cell) or
     ``"interaction"`` (one pair table rebuilt by
     :func:`dpcd.privacy.interactions.pair_interaction_mechanism`, ``noise_var``
     per released coordinate; the bootstrap draws
-    :func:`pair_table_noise`). Returns 1.0 when no
+    :func:`pair_table_noise`), or the :class:`~dpcd.ci.denoise.ComponentNoise`
+    of a table estimated from overlapping releases (:mod:`dpcd.ci.denoise`;
+    its shape, before the strata are flattened, is the law's; ``noise_var``
+    None; the two statistics are then standardised by their bootstrap null
+    draws' mean and standard deviation, since the noise differs between
+    directions). Returns 1.0 when no
     stratum is large enough to carry evidence (the test cannot reject).
     Calibrated by the parametric bootstrap of the module docstring;
     post-processing only.
@@ -143,20 +167,26 @@ def noisy_table_test(tables: np.ndarray, noise_var: float, *, rng: RngLike, n_bo
         tables = tables[None]
     if tables.ndim != 3 or min(tables.shape) < 1:
         raise ValueError(f"tables must have shape (strata, |X|, |Y|), got {tables.shape}")
-    noise_var = check_positive(noise_var, "noise_var")
+    components = isinstance(noise, ComponentNoise)
+    if components and noise.sd.size != tables.size:
+        raise ValueError(f"noise describes a table of shape {noise.sd.shape}, got tables of shape {tables.shape}")
+    noise_var = None if components else check_positive(noise_var, "noise_var")
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     cell_var = _cell_variance(tables.shape, noise_var, noise)
-    if noise != "cells" and tables.shape[0] != 1:
+    if noise == "interaction" and tables.shape[0] != 1:
         raise ValueError(f"noise={noise!r} describes one pair table; got {tables.shape[0]} strata")
     if tables.shape[1] < 2 or tables.shape[2] < 2:
         return 1.0
     keep = tables.sum(axis=(1, 2)) > min_stratum * math.sqrt(cell_var * tables.shape[1] * tables.shape[2])
     if not keep.any():
         return 1.0
-    observed = float(_statistic(tables, cell_var, keep))
     generator = as_rng(rng)
     expected = _independence_fit(tables)
     draws = generator.poisson(np.broadcast_to(expected, (n_boot, *expected.shape))).astype(np.float64)
+    if components:
+        draws += noise.draw(n_boot, generator).reshape(draws.shape)
+        return _studentised_p(_statistics(tables, cell_var, keep), _statistics(draws, cell_var, keep))
+    observed = float(_statistic(tables, cell_var, keep))
     if noise == "cells":
         draws += generator.normal(0.0, math.sqrt(noise_var), size=draws.shape)
     else:

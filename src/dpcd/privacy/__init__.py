@@ -2,6 +2,7 @@
 
 ``mechanisms``: Laplace, Gaussian, exponential, sparse vector, amplification, advanced composition
 ``sensitivity``: one function per statistic and meaning (Kendall, Spearman, their p-values), each with its relation
+``interactions``: every pair table released as its interaction and its margins, with the attained sensitivity
 ``sieve``: Priv-PC's sieve-and-examine; ``ledger``: :class:`PrivacyLedger`, totals by basic, advanced, tight (PLD)
 ``relation``: add/remove vs replace-one, their conversion, :class:`~dpcd.privacy.relation.WorstCase`.
 ``gdp``: Gaussian differential privacy (μ-GDP): composition and conversion to (ε, δ); ``zcdp``: zero-concentrated DP.
